@@ -1,0 +1,63 @@
+"""The ``hmyframe`` command line.
+
+Each command lives in its own module in this package and exposes two functions:
+
+* ``register(subparsers)``: add its sub-parser (``subparsers.add_parser(NAME, ...)``) and
+  ``set_defaults(handler=run)``;
+* ``run(args) -> int``: do the work and return the process exit code.
+
+Add a command by writing the module and naming it in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from hmyframe.errors import HmyframeError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+#: Modules of ``hmyframe.cli`` that define a command, in ``--help`` order.
+COMMANDS: tuple[str, ...] = ("devnet",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every command of ``COMMANDS`` registered."""
+    from hmyframe import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="hmyframe",
+        description="Harmony blockchain data as exact, typed pandas DataFrames.",
+    )
+    parser.add_argument("--version", action="version", version=f"hmyframe {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"hmyframe.cli.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        code: int = handler(args)
+    except HmyframeError as exc:
+        print(f"hmyframe {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"hmyframe {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
