@@ -40,6 +40,7 @@ __all__ = [
     "ValidatorSnapshot",
     "ZERO_ADDRESS",
     "ZERO_HASH",
+    "flatten_trace",
 ]
 
 ZERO_HASH = "0x" + "00" * 32
@@ -341,3 +342,27 @@ class CxProof:
     receipt_hash: str
     commit_sig: bytes
     commit_bitmap: bytes
+
+
+def flatten_trace(root: TraceFrame) -> list[tuple[tuple[int, ...], TraceFrame]]:
+    """Flatten a call tree depth-first, as the node lists traces.
+
+    Parameters
+    ----------
+    root
+        The transaction's root frame.
+
+    Returns
+    -------
+    list of (trace_address, frame)
+        ``trace_address`` is the path of child indices from the root (``()`` for the root);
+        the order is pre-order depth-first, children in execution order.
+    """
+    out: list[tuple[tuple[int, ...], TraceFrame]] = []
+    stack: list[tuple[tuple[int, ...], TraceFrame]] = [((), root)]
+    while stack:
+        address, frame = stack.pop()
+        out.append((address, frame))
+        for i in range(len(frame.children) - 1, -1, -1):
+            stack.append(((*address, i), frame.children[i]))
+    return out
