@@ -134,7 +134,9 @@ class TransportError(HmyframeError):
     def __init__(self, message: str, *, endpoint: str = "", method: str = "") -> None:
         self.endpoint = redact_url(endpoint) if endpoint else ""
         self.method = method
-        where = " ".join(p for p in (f"calling {method}" if method else "", f"at {self.endpoint}" if endpoint else "") if p)
+        where = " ".join(
+            p for p in (f"calling {method}" if method else "", f"at {self.endpoint}" if endpoint else "") if p
+        )
         super().__init__(f"{message} ({where})" if where else message)
 
 
@@ -170,10 +172,10 @@ class RateLimitError(HmyframeError):
         self.endpoint = redact_url(endpoint) if endpoint else ""
         self.method = method
         self.retry_after = retry_after
-        hint = (
-            "; lower requests_per_second / max_in_flight, or raise retries"
+        hint = "; lower requests_per_second / max_in_flight, or raise retries"
+        super().__init__(
+            f"rate limited calling {method or 'the node'} at {self.endpoint or '?'}: {message}{hint}"
         )
-        super().__init__(f"rate limited calling {method or 'the node'} at {self.endpoint or '?'}: {message}{hint}")
 
 
 class RpcError(HmyframeError):
@@ -193,7 +195,9 @@ class RpcError(HmyframeError):
         The URL called, redacted.
     """
 
-    def __init__(self, code: int, message: str, *, method: str = "", params: Any = None, endpoint: str = "") -> None:
+    def __init__(
+        self, code: int, message: str, *, method: str = "", params: Any = None, endpoint: str = ""
+    ) -> None:
         self.code = code
         self.rpc_message = message
         self.method = method
