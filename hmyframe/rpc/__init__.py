@@ -1,0 +1,36 @@
+"""Talking to Harmony nodes: the async JSON-RPC client and its parts.
+
+* :class:`Client` — envelopes, ids, auto-batching, in-flight bound, rate limits, retries,
+  shard and trace routing; ``client.v1`` / ``client.v2`` hold the typed methods.
+* :class:`RetryPolicy` — what is retried and how long to wait (plain data).
+* :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
+  validator pacing.
+"""
+
+from __future__ import annotations
+
+from hmyframe.rpc.client import (
+    DEFAULT_SOLO_METHODS,
+    MAX_BODY_BYTES,
+    Client,
+    ClientStats,
+    ShardInfo,
+    is_validator_listing,
+)
+from hmyframe.rpc.limiter import TokenBucket
+from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
+from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
+
+__all__ = [
+    "DEFAULT_SOLO_METHODS",
+    "GET_BLOCKS_MAX",
+    "MAX_BODY_BYTES",
+    "Client",
+    "ClientStats",
+    "Methods",
+    "RetryPolicy",
+    "ShardInfo",
+    "TokenBucket",
+    "is_validator_listing",
+    "parse_retry_after",
+]

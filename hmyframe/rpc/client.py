@@ -1,0 +1,1008 @@
+"""The JSON-RPC client every hmyframe fetcher goes through.
+
+:class:`Client` owns one aiohttp session (through :class:`~hmyframe.rpc.transport.Transport`)
+and adds, on top of plain HTTP POSTs:
+
+* **Envelopes and ids.** Every call gets an id unique within the client; answers are matched
+  to calls **by id, never by position** (a node or proxy may reorder a batch answer).
+* **Auto-batching.** Concurrent :meth:`Client.request` calls to the same endpoint are
+  coalesced into one JSON-RPC batch (flushed on the next event-loop tick, or as soon as
+  ``batch_size`` calls are queued). Bodies never exceed the node's 5 MiB limit: a batch that
+  would is split by encoded size. A batch of one is sent as a plain object. Heavy range
+  methods (``*_getBlocks``, ``trace_block``) and the validator listings are always sent on
+  their own.
+* **Politeness.** At most ``max_in_flight`` HTTP requests at once; an optional
+  ``requests_per_second`` token bucket; and a per-endpoint token bucket for
+  ``*_getAllValidatorInformation*`` (``validator_pacing``, default 1 req/s burst 3, the node's
+  own node-wide limit) so the default settings never trip the node's limiter.
+* **Retries** following a :class:`~hmyframe.rpc.retry.RetryPolicy`: connection failures,
+  timeouts, truncated or non-JSON bodies, HTTP 429/502/503/504 (honouring ``Retry-After``), the
+  node's ``-32000`` rate-limit messages and batch items missing from an answer. Only the
+  failed items of a batch are sent again.
+* **Routing.** ``shard=None`` is the shard ``url`` serves; other shards are reached at the
+  URLs ``hmy_getShardingStructure`` lists (or ``shard_urls``). ``trace=True`` goes to the
+  shard's trace URL.
+* **Exact decoding** through :mod:`hmyframe._json` (big integers stay ``int``), or the raw
+  bytes of ``result`` for typed decoders downstream.
+
+Only :mod:`hmyframe.errors` exceptions leave this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from hmyframe import _json
+from hmyframe.errors import (
+    ConfigError,
+    ConnectionFailedError,
+    HmyframeError,
+    HTTPStatusError,
+    RateLimitError,
+    ResponseShapeError,
+    redact_url,
+    short_repr,
+)
+from hmyframe.rpc.limiter import TokenBucket
+from hmyframe.rpc.methods import Methods, block_number_param, tx_hash_param
+from hmyframe.rpc.retry import RetryPolicy, rpc_error_class
+from hmyframe.rpc.transport import HttpReply, Transport, TransportFault
+
+__all__ = [
+    "DEFAULT_SOLO_METHODS",
+    "MAX_BODY_BYTES",
+    "Client",
+    "ClientStats",
+    "ShardInfo",
+    "is_validator_listing",
+]
+
+#: The node's request body limit (``maxRequestContentLength``); larger bodies get HTTP 413.
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+#: Methods never coalesced into a batch: each answer is large and the node runs a batch's
+#: items one after another (and proxies cut large ``trace_block`` batches, harmony#5033).
+DEFAULT_SOLO_METHODS: frozenset[str] = frozenset({"hmy_getBlocks", "hmyv2_getBlocks", "trace_block"})
+
+
+def is_validator_listing(method: str) -> bool:
+    """Whether ``method`` is one of the node-wide rate-limited ``*_getAllValidatorInformation*`` calls.
+
+    Parameters
+    ----------
+    method
+        A JSON-RPC method name.
+
+    Returns
+    -------
+    bool
+        ``True`` for ``hmy_getAllValidatorInformation``, ``hmyv2_...ByBlockNumber`` etc.
+    """
+    return method.partition("_")[2].startswith("getAllValidatorInformation")
+
+
+@dataclass(frozen=True, slots=True)
+class ShardInfo:
+    """One entry of ``hmy_getShardingStructure``.
+
+    Attributes
+    ----------
+    shard_id
+        The shard number.
+    http
+        The shard's HTTP JSON-RPC URL, as the node lists it.
+    ws
+        The shard's WebSocket URL (``""`` if the node lists none).
+    current
+        Whether the node that answered serves this shard.
+    """
+
+    shard_id: int
+    http: str
+    ws: str
+    current: bool
+
+
+@dataclass
+class ClientStats:
+    """Counters of what a :class:`Client` sent; :meth:`reset` zeroes them.
+
+    Attributes
+    ----------
+    http_requests
+        HTTP POSTs attempted (retries included).
+    calls
+        JSON-RPC items sent (an item re-sent by a retry counts again).
+    batches
+        HTTP requests whose body was a JSON array (two or more items).
+    retries
+        Items re-sent, by failure reason (``http_429``, ``rpc_rate_limit``, ``reset``,
+        ``timeout``, ``bad_body``, ``missing``...; see :mod:`hmyframe.rpc.retry`).
+    retry_wait
+        Seconds of back-off waited (summed over retry rounds; ``Retry-After`` included).
+    pacing_wait
+        Seconds waited by the validator-listing pacer.
+    bytes_sent, bytes_received
+        Request and (decompressed) answer body bytes.
+    max_in_flight
+        Most HTTP requests this client had in flight at once.
+    """
+
+    http_requests: int = 0
+    calls: int = 0
+    batches: int = 0
+    retries: Counter[str] = field(default_factory=Counter)
+    retry_wait: float = 0.0
+    pacing_wait: float = 0.0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    max_in_flight: int = 0
+
+    @property
+    def total_retries(self) -> int:
+        """All re-sent items, whatever the reason."""
+        return sum(self.retries.values())
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.http_requests = self.calls = self.batches = 0
+        self.retries = Counter()
+        self.retry_wait = self.pacing_wait = 0.0
+        self.bytes_sent = self.bytes_received = self.max_in_flight = 0
+
+
+class _ErrorObject(msgspec.Struct):
+    code: int
+    message: str = ""
+    data: Any = None
+
+
+class _Envelope(msgspec.Struct):
+    jsonrpc: str | None = None
+    id: int | str | None = None
+    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    error: _ErrorObject | None = None
+
+
+_ANSWER: msgspec.json.Decoder[list[_Envelope] | _Envelope] = msgspec.json.Decoder(
+    list[_Envelope] | _Envelope, float_hook=Decimal
+)
+
+
+@dataclass(eq=False, slots=True)
+class _Call:
+    """One JSON-RPC call on its way: encoded item, and the future its caller awaits."""
+
+    id: int
+    method: str
+    params: list[Any]
+    item: bytes
+    raw: bool
+    future: asyncio.Future[Any]
+
+    def describe(self) -> str:
+        return f"{self.method}({short_repr(self.params, 160)})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """Why one attempt of a call failed in a retryable way."""
+
+    reason: str
+    message: str
+    retry_after: float | None = None
+    status: int | None = None
+    body: str = ""
+    rate: bool = False
+
+
+class _Endpoint:
+    """Per-URL state: the auto-batching queue and the validator pacer."""
+
+    __slots__ = ("pacer", "queue", "queued_bytes", "scheduled", "url")
+
+    def __init__(self, url: str, pacer: TokenBucket | None) -> None:
+        self.url = url
+        self.pacer = pacer
+        self.queue: list[_Call] = []
+        self.queued_bytes = 0
+        self.scheduled = False
+
+
+def _settle(call: _Call, value: Any) -> None:
+    if not call.future.done():
+        call.future.set_result(value)
+
+
+def _fail(call: _Call, exc: BaseException) -> None:
+    if not call.future.done():
+        call.future.set_exception(exc)
+
+
+def _id_key(value: int | str | None) -> int | None:
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def _check_url(url: Any, what: str) -> str:
+    if not isinstance(url, str):
+        raise ConfigError(f"{what} must be an http(s) URL string, got {short_repr(url)}")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}"
+        )
+    return url
+
+
+def _check_shard(shard: Any) -> int | None:
+    if shard is None:
+        return None
+    if isinstance(shard, bool) or not isinstance(shard, int) or shard < 0:
+        raise ConfigError(f"shard must be None (the home shard) or an integer >= 0, got {short_repr(shard)}")
+    return shard
+
+
+def _shard_key(key: Any, what: str) -> int:
+    if isinstance(key, bool) or not isinstance(key, int) or key < 0:
+        raise ConfigError(f"{what} keys must be shard ids (integers >= 0), got {short_repr(key)}")
+    return key
+
+
+def _check_number(value: Any, what: str, *, minimum: float, integer: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"{what} must be a finite number, got {short_repr(value)}")
+    if integer and not isinstance(value, int):
+        raise ConfigError(f"{what} must be an integer, got {short_repr(value)}")
+    if value < minimum:
+        raise ConfigError(f"{what} must be >= {minimum:g}, got {value!r}")
+
+
+def _parse_shards(result: Any, url: str) -> list[ShardInfo]:
+    what = "hmy_getShardingStructure"
+    if not isinstance(result, list) or not result:
+        raise ResponseShapeError(
+            what, "$", result, f"a non-empty list of shard entries (from {redact_url(url)})"
+        )
+    shards: list[ShardInfo] = []
+    for i, entry in enumerate(result):
+        if not isinstance(entry, dict):
+            raise ResponseShapeError(what, f"[{i}]", entry, "an object with shardID, http, ws, current")
+        sid, http, ws, current = (
+            entry.get("shardID"),
+            entry.get("http"),
+            entry.get("ws", ""),
+            entry.get("current"),
+        )
+        if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
+            raise ResponseShapeError(what, f"[{i}].shardID", sid, "an integer >= 0")
+        if not isinstance(http, str):
+            raise ResponseShapeError(what, f"[{i}].http", http, "a URL string")
+        if not isinstance(current, bool):
+            raise ResponseShapeError(what, f"[{i}].current", current, "true or false")
+        shards.append(ShardInfo(sid, http, ws if isinstance(ws, str) else "", current))
+    return sorted(shards, key=lambda s: s.shard_id)
+
+
+class Client:
+    """Async JSON-RPC client for Harmony nodes: batching, politeness, retries, routing.
+
+    Parameters
+    ----------
+    url
+        HTTP JSON-RPC URL of a node (its "home" shard is the one it serves).
+    trace_url
+        URL serving ``trace_*`` for the home shard, or a mapping ``{shard: url}``.
+    shard_urls
+        Overrides of the per-shard URLs listed by ``hmy_getShardingStructure``.
+    max_in_flight
+        Most HTTP requests in flight at once (all endpoints together).
+    batch_size
+        Most items per JSON-RPC batch.
+    requests_per_second
+        Token-bucket cap on HTTP requests per second (burst 1); ``None`` for no cap.
+    timeout
+        Seconds allowed per HTTP request.
+    retry
+        What to retry and how long to wait; see :class:`~hmyframe.rpc.retry.RetryPolicy`.
+    validator_pacing
+        ``(rate, burst)`` token bucket per endpoint for ``*_getAllValidatorInformation*``
+        calls, or ``None`` to send them unpaced. The default equals the node's node-wide
+        limiter (1 req/s, burst 3).
+    headers
+        Extra HTTP headers (an ``Authorization`` header for a private endpoint...).
+    solo_methods
+        Methods never coalesced into batches (the validator listings are always solo).
+    max_body_bytes
+        Largest request body sent; batches are split to stay under it.
+
+    Raises
+    ------
+    ConfigError
+        If a URL or a setting is invalid.
+
+    Examples
+    --------
+    >>> async def head(url: str) -> int:                         # doctest: +SKIP
+    ...     async with Client(url) as client:
+    ...         return await client.v2.block_number()
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        trace_url: str | Mapping[int, str] | None = None,
+        shard_urls: Mapping[int, str] | None = None,
+        max_in_flight: int = 8,
+        batch_size: int = 100,
+        requests_per_second: float | None = None,
+        timeout: float = 30.0,
+        retry: RetryPolicy = RetryPolicy(),  # noqa: B008  (a frozen dataclass: immutable default)
+        validator_pacing: tuple[float, int] | None = (1.0, 3),
+        headers: Mapping[str, str] | None = None,
+        solo_methods: Iterable[str] = DEFAULT_SOLO_METHODS,
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self._url = _check_url(url, "url")
+        self._trace: str | dict[int, str] | None
+        if trace_url is None or isinstance(trace_url, str):
+            self._trace = None if trace_url is None else _check_url(trace_url, "trace_url")
+        elif isinstance(trace_url, Mapping):
+            self._trace = {
+                _shard_key(k, "trace_url"): _check_url(v, f"trace_url[{k!r}]") for k, v in trace_url.items()
+            }
+        else:
+            raise ConfigError(
+                f"trace_url must be a URL, a mapping {{shard: url}} or None, got {short_repr(trace_url)}"
+            )
+        if shard_urls is not None and not isinstance(shard_urls, Mapping):
+            raise ConfigError(f"shard_urls must be a mapping {{shard: url}}, got {short_repr(shard_urls)}")
+        self._shard_urls = {
+            _shard_key(k, "shard_urls"): _check_url(v, f"shard_urls[{k!r}]")
+            for k, v in (shard_urls or {}).items()
+        }
+        _check_number(max_in_flight, "max_in_flight", minimum=1, integer=True)
+        _check_number(batch_size, "batch_size", minimum=1, integer=True)
+        _check_number(timeout, "timeout", minimum=0.001)
+        _check_number(max_body_bytes, "max_body_bytes", minimum=64, integer=True)
+        if requests_per_second is not None:
+            _check_number(requests_per_second, "requests_per_second", minimum=1e-9)
+        policy: object = retry
+        if not isinstance(policy, RetryPolicy):
+            raise ConfigError(f"retry must be a RetryPolicy, got {short_repr(retry)}")
+        pacing: object = validator_pacing
+        if pacing is not None and (not isinstance(pacing, tuple | list) or len(pacing) != 2):
+            raise ConfigError(
+                f"validator_pacing must be None or a (rate, burst) pair such as (1.0, 3), got {short_repr(validator_pacing)}"
+            )
+        if validator_pacing is not None:
+            TokenBucket(validator_pacing[0], validator_pacing[1])  # validates both numbers
+        if isinstance(solo_methods, str):
+            raise ConfigError(
+                f"solo_methods must be a collection of method names, got the string {solo_methods!r}"
+            )
+        self._solo = frozenset(solo_methods)
+        self._max_in_flight = max_in_flight
+        self._batch_size = batch_size
+        self._max_body = max_body_bytes
+        self._retry = retry
+        self._pacing = (
+            None if validator_pacing is None else (float(validator_pacing[0]), int(validator_pacing[1]))
+        )
+        self._rps = None if requests_per_second is None else TokenBucket(requests_per_second, 1)
+        self._transport = Transport(timeout=timeout, headers=headers, connections=max_in_flight)
+        self._semaphore = asyncio.Semaphore(max_in_flight)
+        self._ids = itertools.count(1)
+        self._endpoints: dict[str, _Endpoint] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._in_flight = 0
+        self._shard_info: list[ShardInfo] | None = None
+        self._shard_lock = asyncio.Lock()
+        self.stats = ClientStats()
+        self.v1 = Methods(self, 1)
+        self.v2 = Methods(self, 2)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def __aenter__(self) -> Client:
+        await self._transport.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Cancel pending sends (their callers get ``ConnectionFailedError``) and close the session."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for endpoint in self._endpoints.values():
+            for call in endpoint.queue:
+                _fail(
+                    call,
+                    ConnectionFailedError(
+                        "the client was closed", endpoint=endpoint.url, method=call.describe()
+                    ),
+                )
+            endpoint.queue.clear()
+        await self._transport.close()
+
+    def _check_open(self) -> None:
+        if not self._transport.is_open:
+            raise ConfigError(
+                f"the client for {redact_url(self._url)} is not open: use it as `async with Client(...) as client`"
+            )
+
+    @property
+    def url(self) -> str:
+        """The home URL this client was created with."""
+        return self._url
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy in use."""
+        return self._retry
+
+    # ------------------------------------------------------------------ routing
+
+    async def shards(self) -> list[ShardInfo]:
+        """The network's shards, from ``hmy_getShardingStructure`` on the home URL (cached).
+
+        Returns
+        -------
+        list[ShardInfo]
+            One entry per shard, sorted by shard id.
+        """
+        if self._shard_info is None:
+            async with self._shard_lock:
+                if self._shard_info is None:
+                    result = await self.request("hmy_getShardingStructure", [])
+                    self._shard_info = _parse_shards(result, self._url)
+        return list(self._shard_info)
+
+    async def home_shard(self) -> int:
+        """The shard the home ``url`` serves (the sharding-structure entry with ``current=true``).
+
+        Returns
+        -------
+        int
+            The shard id.
+
+        Raises
+        ------
+        ResponseShapeError
+            If no entry (or more than one) is marked current.
+        """
+        current = [s.shard_id for s in await self.shards() if s.current]
+        if len(current) != 1:
+            raise ResponseShapeError(
+                "hmy_getShardingStructure",
+                "current",
+                current,
+                f"exactly one shard marked current=true by {redact_url(self._url)}",
+            )
+        return current[0]
+
+    async def endpoint_url(self, shard: int | None = None, *, trace: bool = False) -> str:
+        """The URL a call for ``shard`` (``None`` = home) is sent to.
+
+        Parameters
+        ----------
+        shard
+            Shard id, or ``None`` for the home shard.
+        trace
+            Whether the call is a ``trace_*`` call (sent to the trace URL).
+
+        Returns
+        -------
+        str
+            The endpoint URL.
+
+        Raises
+        ------
+        ConfigError
+            If the shard is not served, or no trace URL is configured for it.
+        """
+        shard = _check_shard(shard)
+        if trace:
+            if self._trace is None:
+                raise ConfigError(
+                    f"trace call for shard {'home' if shard is None else shard} needs a trace URL: "
+                    "pass Client(..., trace_url=...) (a URL or a {shard: url} mapping)"
+                )
+            if isinstance(self._trace, str):
+                if shard is None or shard == await self.home_shard():
+                    return self._trace
+                raise ConfigError(
+                    f"no trace URL for shard {shard}: trace_url serves only the home shard "
+                    f"{await self.home_shard()}; pass a {{shard: url}} mapping"
+                )
+            sid = shard if shard is not None else await self.home_shard()
+            if sid in self._trace:
+                return self._trace[sid]
+            raise ConfigError(f"no trace URL for shard {sid}: trace_url has shards {sorted(self._trace)}")
+        if shard is None:
+            return self._url
+        if shard in self._shard_urls:
+            return self._shard_urls[shard]
+        infos = await self.shards()
+        if shard == await self.home_shard():
+            return self._url
+        for info in infos:
+            if info.shard_id == shard:
+                return _check_url(info.http, f"the URL hmy_getShardingStructure lists for shard {shard}")
+        raise ConfigError(
+            f"shard {shard} is not served by this network: it has shards {[s.shard_id for s in infos]}"
+        )
+
+    def _endpoint(self, url: str) -> _Endpoint:
+        ep = self._endpoints.get(url)
+        if ep is None:
+            pacer = None if self._pacing is None else TokenBucket(*self._pacing)
+            ep = self._endpoints[url] = _Endpoint(url, pacer)
+        return ep
+
+    # ------------------------------------------------------------------ public calls
+
+    async def request(
+        self, method: str, params: Sequence[Any] = (), *, shard: int | None = None, trace: bool = False
+    ) -> Any:
+        """Call ``method`` and return its decoded ``result`` (exact ints, ``Decimal`` floats).
+
+        Concurrent calls to the same endpoint are sent together as one batch.
+
+        Parameters
+        ----------
+        method
+            JSON-RPC method name (``hmyv2_getBlockByNumber``...).
+        params
+            Positional params (a list or tuple).
+        shard
+            Target shard; ``None`` for the home shard.
+        trace
+            Send to the shard's trace URL.
+
+        Returns
+        -------
+        Any
+            The decoded ``result`` (``None`` for JSON ``null``).
+
+        Raises
+        ------
+        RpcError
+            The node answered with an error object (subclasses for -32601, -32602, not found).
+        RateLimitError, HTTPStatusError, ConnectionFailedError
+            After the retry policy gave up.
+        ResponseShapeError
+            The answer was not a JSON-RPC envelope.
+        ConfigError
+            Bad arguments or routing.
+        """
+        return await self._single(method, params, shard, trace, raw=False)
+
+    async def request_raw(
+        self, method: str, params: Sequence[Any] = (), *, shard: int | None = None, trace: bool = False
+    ) -> bytes:
+        """Like :meth:`request`, but return the raw JSON bytes of ``result`` undecoded.
+
+        Parameters
+        ----------
+        method, params, shard, trace
+            As for :meth:`request`.
+
+        Returns
+        -------
+        bytes
+            The exact bytes of the ``result`` value (``b"null"`` for null).
+        """
+        result: bytes = await self._single(method, params, shard, trace, raw=True)
+        return result
+
+    async def batch(
+        self,
+        calls: Sequence[tuple[str, Sequence[Any]]],
+        *,
+        shard: int | None = None,
+        trace: bool = False,
+        raw: bool = False,
+        return_exceptions: bool = False,
+    ) -> list[Any]:
+        """Send a list of calls as JSON-RPC batches; return the results in the same order.
+
+        The list is split into batches of at most ``batch_size`` items and at most
+        ``max_body_bytes``; solo methods are sent on their own. Failed items are retried
+        alone.
+
+        Parameters
+        ----------
+        calls
+            ``(method, params)`` pairs.
+        shard, trace
+            Routing, as for :meth:`request` (one endpoint for the whole list).
+        raw
+            Return raw ``result`` bytes instead of decoded values.
+        return_exceptions
+            Put each failed call's exception in its slot instead of raising the first one.
+
+        Returns
+        -------
+        list
+            One result (or exception) per call, in order.
+        """
+        self._check_open()
+        given: object = calls
+        if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+            raise ConfigError(f"batch() takes a list of (method, params) pairs, got {short_repr(calls)}")
+        made: list[_Call] = []
+        for i, entry in enumerate(calls):
+            pair: object = entry
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise ConfigError(f"batch item {i} must be a (method, params) pair, got {short_repr(entry)}")
+            made.append(self._make_call(entry[0], entry[1], raw))
+        if not made:
+            return []
+        ep = self._endpoint(await self.endpoint_url(shard, trace=trace))
+        for group in self._groups(made):
+            self._spawn(ep, group)
+        results = await asyncio.gather(*(c.future for c in made), return_exceptions=True)
+        if not return_exceptions:
+            for item in results:
+                if isinstance(item, BaseException):
+                    raise item
+        return list(results)
+
+    async def trace_transaction(self, tx_hash: str, shard: int | None = None) -> Any:
+        """``trace_transaction``: Parity-style traces of one transaction, from the trace URL.
+
+        Parameters
+        ----------
+        tx_hash
+            ``0x`` + 64 hex digits.
+        shard
+            Shard of the transaction; ``None`` for the home shard.
+
+        Returns
+        -------
+        list
+            Trace entries (decoded JSON).
+        """
+        return await self.request("trace_transaction", [tx_hash_param(tx_hash)], shard=shard, trace=True)
+
+    async def trace_transaction_raw(self, tx_hash: str, shard: int | None = None) -> bytes:
+        """Raw-bytes twin of :meth:`trace_transaction`."""
+        return await self.request_raw("trace_transaction", [tx_hash_param(tx_hash)], shard=shard, trace=True)
+
+    async def trace_block(self, number: int, shard: int | None = None) -> Any:
+        """``trace_block``: traces of every transaction of a block (number sent as hex string).
+
+        Parameters
+        ----------
+        number
+            Block number (>= 0).
+        shard
+            Shard of the block; ``None`` for the home shard.
+
+        Returns
+        -------
+        list or None
+            Trace entries, ``[]`` for a block without EVM transactions, ``None`` if the
+            node does not have the block.
+        """
+        return await self.request("trace_block", [hex(block_number_param(number))], shard=shard, trace=True)
+
+    async def trace_block_raw(self, number: int, shard: int | None = None) -> bytes:
+        """Raw-bytes twin of :meth:`trace_block`."""
+        return await self.request_raw(
+            "trace_block", [hex(block_number_param(number))], shard=shard, trace=True
+        )
+
+    # ------------------------------------------------------------------ internals: calls
+
+    async def _single(
+        self, method: str, params: Sequence[Any], shard: int | None, trace: bool, raw: bool
+    ) -> Any:
+        self._check_open()
+        call = self._make_call(method, params, raw)
+        ep = self._endpoint(await self.endpoint_url(shard, trace=trace))
+        self._enqueue(ep, call)
+        return await call.future
+
+    def _make_call(self, method: Any, params: Any, raw: bool) -> _Call:
+        if not isinstance(method, str) or not method:
+            raise ConfigError(
+                f"method must be a non-empty string such as 'hmyv2_blockNumber', got {short_repr(method)}"
+            )
+        if isinstance(params, str | bytes | bytearray) or not isinstance(params, Sequence):
+            raise ConfigError(f"params of {method} must be a list or tuple, got {short_repr(params)}")
+        plist = list(params)
+        call_id = next(self._ids)
+        try:
+            item = _json.encode({"jsonrpc": "2.0", "id": call_id, "method": method, "params": plist})
+        except ConfigError as exc:
+            raise ConfigError(
+                f"params of {method} cannot be sent as JSON: {short_repr(plist)} ({exc})"
+            ) from None
+        if len(item) > self._max_body:
+            raise ConfigError(
+                f"request {method}({short_repr(plist)}) is {len(item)} bytes encoded, over the "
+                f"{self._max_body}-byte body limit"
+            )
+        return _Call(call_id, method, plist, item, raw, asyncio.get_running_loop().create_future())
+
+    def _is_solo(self, method: str) -> bool:
+        return method in self._solo or is_validator_listing(method)
+
+    def _enqueue(self, ep: _Endpoint, call: _Call) -> None:
+        if self._is_solo(call.method):
+            self._spawn(ep, [call])
+            return
+        size = len(call.item) + 1
+        if ep.queue and ep.queued_bytes + size + 1 > self._max_body:
+            self._flush(ep)
+        ep.queue.append(call)
+        ep.queued_bytes += size
+        if len(ep.queue) >= self._batch_size:
+            self._flush(ep)
+        elif not ep.scheduled:
+            ep.scheduled = True
+            asyncio.get_running_loop().call_soon(self._on_tick, ep)
+
+    def _on_tick(self, ep: _Endpoint) -> None:
+        ep.scheduled = False
+        if ep.queue:
+            self._flush(ep)
+
+    def _flush(self, ep: _Endpoint) -> None:
+        calls, ep.queue, ep.queued_bytes = ep.queue, [], 0
+        self._spawn(ep, calls)
+
+    def _groups(self, calls: list[_Call]) -> list[list[_Call]]:
+        groups: list[list[_Call]] = []
+        current: list[_Call] = []
+        size = 1
+        for call in calls:
+            if self._is_solo(call.method):
+                groups.append([call])
+                continue
+            if current and (len(current) >= self._batch_size or size + len(call.item) + 1 > self._max_body):
+                groups.append(current)
+                current, size = [], 1
+            current.append(call)
+            size += len(call.item) + 1
+        if current:
+            groups.append(current)
+        return groups
+
+    def _spawn(self, ep: _Endpoint, calls: list[_Call]) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(ep, calls))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ internals: sending
+
+    async def _run(self, ep: _Endpoint, calls: list[_Call]) -> None:
+        """Send ``calls`` together, retrying the failed ones, until every future is settled."""
+        try:
+            await self._send_with_retries(ep, calls)
+        except HmyframeError as exc:
+            for call in calls:
+                _fail(call, exc)
+        except Exception as exc:  # noqa: BLE001  (callers must only ever see hmyframe errors)
+            for call in calls:
+                _fail(
+                    call,
+                    ConnectionFailedError(
+                        f"internal error while sending: {type(exc).__name__}: {exc}",
+                        endpoint=ep.url,
+                        method=call.describe(),
+                    ),
+                )
+        finally:
+            for call in calls:
+                _fail(
+                    call,
+                    ConnectionFailedError(
+                        "request abandoned: the client was closed before an answer arrived",
+                        endpoint=ep.url,
+                        method=call.describe(),
+                    ),
+                )
+
+    async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call]) -> None:
+        pending = calls
+        attempt = 0
+        while True:
+            pending = [c for c in pending if not c.future.done()]
+            if not pending:
+                return
+            attempt += 1
+            failures = await self._attempt(ep, pending)
+            if not failures:
+                return
+            if attempt >= self._retry.attempts:
+                for call, failure in failures:
+                    _fail(call, self._final_error(ep, call, failure, attempt))
+                return
+            retry_afters = [f.retry_after for _, f in failures if f.retry_after is not None]
+            wait = self._retry.delay(attempt, max(retry_afters) if retry_afters else None)
+            for _, failure in failures:
+                self.stats.retries[failure.reason] += 1
+            self.stats.retry_wait += wait
+            if wait > 0:
+                await asyncio.sleep(wait)
+            pending = [c for c, _ in failures]
+
+    async def _attempt(self, ep: _Endpoint, calls: list[_Call]) -> list[tuple[_Call, _Failure]]:
+        """One HTTP round trip; settle what can be settled, return the retryable failures."""
+        body = calls[0].item if len(calls) == 1 else b"[" + b",".join(c.item for c in calls) + b"]"
+        if ep.pacer is not None and any(is_validator_listing(c.method) for c in calls):
+            self.stats.pacing_wait += await ep.pacer.acquire()
+        async with self._semaphore:
+            if self._rps is not None:
+                await self._rps.acquire()
+            self._in_flight += 1
+            self.stats.max_in_flight = max(self.stats.max_in_flight, self._in_flight)
+            self.stats.http_requests += 1
+            self.stats.calls += len(calls)
+            self.stats.batches += 1 if len(calls) > 1 else 0
+            self.stats.bytes_sent += len(body)
+            try:
+                reply = await self._transport.post(ep.url, body)
+            except TransportFault as fault:
+                return self._fail_all(ep, calls, _Failure(fault.reason, fault.detail))
+            finally:
+                self._in_flight -= 1
+        self.stats.bytes_received += len(reply.body)
+        return self._handle_reply(ep, calls, reply)
+
+    def _fail_all(self, ep: _Endpoint, calls: list[_Call], failure: _Failure) -> list[tuple[_Call, _Failure]]:
+        if self._retry.retries_reason(failure.reason):
+            return [(c, failure) for c in calls]
+        for call in calls:
+            _fail(call, self._final_error(ep, call, failure, 0))
+        return []
+
+    def _handle_reply(
+        self, ep: _Endpoint, calls: list[_Call], reply: HttpReply
+    ) -> list[tuple[_Call, _Failure]]:
+        status = reply.status
+        if self._retry.retries_status(status):
+            failure = _Failure(
+                f"http_{status}",
+                f"HTTP {status}",
+                retry_after=reply.retry_after,
+                status=status,
+                body=reply.body[:300].decode("utf-8", "replace"),
+                rate=status in self._retry.rate_limit_statuses,
+            )
+            return [(c, failure) for c in calls]
+        if not 200 <= status < 300:
+            text = reply.body[:300].decode("utf-8", "replace")
+            for call in calls:
+                _fail(call, HTTPStatusError(status, text, endpoint=ep.url, method=call.describe()))
+            return []
+        try:
+            answer = _ANSWER.decode(reply.body)
+        except msgspec.ValidationError as exc:
+            for call in calls:
+                _fail(
+                    call,
+                    ResponseShapeError(
+                        call.method,
+                        "$",
+                        reply.body[:120].decode("utf-8", "replace"),
+                        f"a JSON-RPC envelope ({exc})",
+                    ),
+                )
+            return []
+        except msgspec.DecodeError as exc:
+            snippet = short_repr(reply.body[:80].decode("utf-8", "replace"))
+            return self._fail_all(
+                ep,
+                calls,
+                _Failure("bad_body", f"HTTP {status} body is not JSON (truncated?): {exc}; starts {snippet}"),
+            )
+        envelopes = answer if isinstance(answer, list) else [answer]
+        by_id: dict[int, _Envelope] = {}
+        shared_error: _ErrorObject | None = None
+        for env in envelopes:
+            key = _id_key(env.id)
+            if key is None:
+                if env.error is not None:
+                    shared_error = env.error
+                continue
+            by_id.setdefault(key, env)
+        if (
+            len(calls) == 1
+            and not isinstance(answer, list)
+            and calls[0].id not in by_id
+            and answer.id is not None
+        ):
+            by_id[calls[0].id] = answer  # one call, one answer object: tolerate an id rewritten by a proxy
+        failures: list[tuple[_Call, _Failure]] = []
+        for call in calls:
+            match = by_id.get(call.id)
+            if match is None:
+                if shared_error is not None:
+                    self._apply_error(ep, call, shared_error, failures)
+                elif self._retry.retry_missing:
+                    failures.append((call, _Failure("missing", f"the answer has no item with id {call.id}")))
+                else:
+                    _fail(call, self._final_error(ep, call, _Failure("missing", ""), 1))
+            elif match.error is not None:
+                self._apply_error(ep, call, match.error, failures)
+            elif isinstance(match.result, msgspec.Raw):
+                if call.raw:
+                    _settle(call, bytes(match.result))
+                else:
+                    try:
+                        _settle(call, _json.decode(match.result, what=call.method))
+                    except HmyframeError as exc:
+                        _fail(call, exc)
+            else:
+                _fail(
+                    call,
+                    ResponseShapeError(
+                        call.method,
+                        f"id {call.id}",
+                        match,
+                        "a JSON-RPC answer with a `result` or an `error` member",
+                    ),
+                )
+        return failures
+
+    def _apply_error(
+        self, ep: _Endpoint, call: _Call, error: _ErrorObject, failures: list[tuple[_Call, _Failure]]
+    ) -> None:
+        if self._retry.is_rate_limit_message(error.message):
+            failures.append((call, _Failure("rpc_rate_limit", f"[{error.code}] {error.message}", rate=True)))
+            return
+        cls = rpc_error_class(error.code, error.message)
+        _fail(call, cls(error.code, error.message, method=call.method, params=call.params, endpoint=ep.url))
+
+    def _final_error(self, ep: _Endpoint, call: _Call, failure: _Failure, attempts: int) -> HmyframeError:
+        tried = f" (gave up after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
+        if failure.rate:
+            return RateLimitError(
+                f"{failure.message}{tried}; params {short_repr(call.params, 160)}",
+                endpoint=ep.url,
+                method=call.method,
+                retry_after=failure.retry_after,
+            )
+        if failure.status is not None:
+            return HTTPStatusError(
+                failure.status, failure.body, endpoint=ep.url, method=f"{call.describe()}{tried}"
+            )
+        if failure.reason == "missing":
+            return ResponseShapeError(
+                call.method,
+                "id",
+                call.id,
+                f"a batch answer item with id {call.id} for {call.describe()}{tried}",
+            )
+        return ConnectionFailedError(f"{failure.message}{tried}", endpoint=ep.url, method=call.describe())

@@ -1,0 +1,188 @@
+"""The HTTP layer: one aiohttp session, POST bytes, status, ``Retry-After``.
+
+This is the only module of :mod:`hmyframe.rpc` that imports aiohttp. It knows nothing about
+JSON-RPC: :meth:`Transport.post` sends a body and returns an :class:`HttpReply` (any status),
+or raises :class:`TransportFault` naming the failure reason (``connect``, ``reset``,
+``timeout``, ``truncated``, ``ssl``) so the client can apply its retry policy. A
+``TransportFault`` never escapes the package: the client turns it into an
+:mod:`hmyframe.errors` class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+
+import aiohttp
+
+from hmyframe.errors import ConfigError, redact_url
+from hmyframe.rpc.retry import parse_retry_after
+
+__all__ = ["HttpReply", "Transport", "TransportFault"]
+
+_JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+@dataclass(frozen=True, slots=True)
+class HttpReply:
+    """One HTTP answer.
+
+    Attributes
+    ----------
+    status
+        HTTP status code.
+    body
+        The complete (decompressed) body.
+    retry_after
+        Seconds from a ``Retry-After`` header (delay or HTTP date), else ``None``.
+    """
+
+    status: int
+    body: bytes
+    retry_after: float | None
+
+
+class TransportFault(Exception):
+    """A request that got no complete HTTP answer (internal; never escapes the package).
+
+    Parameters
+    ----------
+    reason
+        ``connect`` (refused, DNS), ``reset`` (dropped mid-request), ``timeout``,
+        ``truncated`` (body shorter than announced) or ``ssl``.
+    detail
+        Human-readable description, without secrets.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(f"{reason}: {detail}")
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+
+
+def _describe(exc: BaseException) -> str:
+    """Name an exception for a message, with any URL in its text redacted."""
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), str(exc).strip())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Transport:
+    """An aiohttp session that POSTs JSON bodies.
+
+    Parameters
+    ----------
+    timeout
+        Seconds allowed for one request, from sending to the last byte of the answer.
+    headers
+        Extra headers sent with every request (``Authorization``...). ``Content-Type`` is
+        always ``application/json``.
+    connections
+        Size of the connection pool.
+
+    Notes
+    -----
+    The session is created by :meth:`open` (or ``async with``), inside the running event
+    loop, and closed by :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float = 30.0,
+        headers: Mapping[str, str] | None = None,
+        connections: int = 8,
+    ) -> None:
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._headers = {**_JSON_HEADERS, **dict(headers or {})}
+        self._connections = connections
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a session exists and is not closed."""
+        return self._session is not None and not self._session.closed
+
+    async def open(self) -> None:
+        """Create the session in the running loop (no-op if already open)."""
+        if self.is_open:
+            return
+        connector = aiohttp.TCPConnector(
+            limit=self._connections, limit_per_host=0, enable_cleanup_closed=False
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            headers=self._headers,
+            raise_for_status=False,
+            auto_decompress=True,
+        )
+
+    async def close(self) -> None:
+        """Close the session and its connections."""
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def __aenter__(self) -> Transport:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def post(self, url: str, body: bytes) -> HttpReply:
+        """POST ``body`` to ``url`` and read the whole answer.
+
+        Parameters
+        ----------
+        url
+            Endpoint URL.
+        body
+            JSON bytes.
+
+        Returns
+        -------
+        HttpReply
+            Status, body and ``Retry-After`` of the answer, whatever the status.
+
+        Raises
+        ------
+        TransportFault
+            When no complete answer arrived (see the class for the reasons).
+        ConfigError
+            If the transport is not open.
+        """
+        session = self._session
+        if session is None or session.closed:
+            raise ConfigError(
+                f"the HTTP session for {redact_url(url)} is not open: use the client as `async with Client(...)`"
+            )
+        try:
+            async with session.post(url, data=body) as resp:
+                payload = await resp.read()
+                return HttpReply(resp.status, payload, parse_retry_after(resp.headers.get("Retry-After")))
+        except aiohttp.ClientPayloadError as exc:
+            raise TransportFault("truncated", f"answer body cut off ({_describe(exc)})") from None
+        except (aiohttp.ClientSSLError, aiohttp.ClientConnectorCertificateError) as exc:
+            raise TransportFault("ssl", _describe(exc)) from None
+        except aiohttp.ClientConnectorError as exc:
+            raise TransportFault("connect", f"cannot connect ({_describe(exc)})") from None
+        except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
+            raise TransportFault(
+                "timeout", f"no complete answer within {self._timeout.total} s ({_describe(exc)})"
+            ) from None
+        except aiohttp.InvalidURL as exc:
+            raise ConfigError(f"invalid endpoint URL {redact_url(url)!r}: {_describe(exc)}") from None
+        except (aiohttp.ClientError, OSError, asyncio.IncompleteReadError) as exc:
+            raise TransportFault("reset", f"connection dropped ({_describe(exc)})") from None
