@@ -1,0 +1,343 @@
+"""A deterministic simulated Harmony network served over real HTTP on 127.0.0.1.
+
+:class:`Devnet` generates a chain from a seed (:class:`Chain`) and serves it like a set of
+Harmony nodes: one port per shard plus one trace ("auth") port per shard, the node's exact
+JSON (``hmy_``/``hmyv2_``, ``current`` or ``legacy`` profile), its protocol quirks and
+limits, with fault injection and request statistics for tests.
+
+Examples
+--------
+>>> with Devnet(blocks=50, validator_rate_limit=False) as net:  # doctest: +SKIP
+...     print(net.url, net.trace_url)
+http://127.0.0.1:40123 http://127.0.0.1:40124
+
+Inside a coroutine, ``async with Devnet(...) as net:`` serves on the running loop instead of
+a background thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future
+from types import TracebackType
+from typing import Any
+
+from hmyframe.devnet.chain import Chain
+from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
+from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
+from hmyframe.devnet.render import PROFILES, Profile
+from hmyframe.devnet.server import DevnetServer, ServerConfig
+from hmyframe.devnet.stats import DevnetStats, StatsSnapshot
+from hmyframe.errors import ConfigError
+
+__all__ = [
+    "Chain",
+    "Devnet",
+    "DevnetStats",
+    "FaultInjector",
+    "FaultRule",
+    "RateLimit",
+    "StatsSnapshot",
+    "parse_fault_spec",
+]
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        bound = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ConfigError(f"Devnet {name}={value!r} must be an integer {bound}")
+    return value
+
+
+def _check_number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ConfigError(f"Devnet {name}={value!r} must be a number >= 0")
+    return float(value)
+
+
+class Devnet:
+    """Run a simulated Harmony network on 127.0.0.1.
+
+    Parameters
+    ----------
+    shards
+        Number of shards (each gets a port and a trace port).
+    blocks
+        Blocks generated per shard before serving (the head is ``blocks - 1``... as the chain
+        defines it); :meth:`mine` adds more.
+    seed
+        Seed of the chain and of the fault injector: same seed, same bytes.
+    profile
+        ``"current"`` (today's node) or ``"legacy"`` (the early-2020 node of the spec).
+    latency_ms
+        Added latency per HTTP request.
+    validator_rate_limit
+        The node's limiter on ``getAllValidatorInformation*`` (1 req/s, burst 3, 5 s):
+        ``True`` (default), ``False`` to switch it off, or a :class:`RateLimit`.
+    rpc_rate_limit
+        Global per-node limit on every call, in requests per second (burst = the rate, 5 s
+        deadline) or a :class:`RateLimit`; ``None`` (default) for none. The real node's
+        default is 1000 req/s (``--rpc.ratelimit``).
+    port
+        0: ephemeral ports. Otherwise shard ``s`` listens on ``port + 2s`` and its trace port
+        on ``port + 2s + 1`` (like localnet's 9500/9501).
+    host
+        Interface to bind.
+    epoch_length, validators
+        Chain parameters (blocks per epoch, validators created).
+    faults
+        Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
+        of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
+    cache_bytes
+        Size bound of the rendered-response cache.
+
+    Attributes
+    ----------
+    chain : Chain
+        The ground truth.
+    stats : DevnetStats
+        Server-side request statistics.
+    faults : FaultInjector
+        Runtime fault rules (``devnet.faults.add(...)``, ``devnet.faults.clear()``).
+    urls, trace_urls : list of str
+        Each shard's URL and trace URL (set while running).
+    """
+
+    def __init__(
+        self,
+        *,
+        shards: int = 2,
+        blocks: int = 2000,
+        seed: int = 0,
+        profile: Profile = "current",
+        latency_ms: float = 0,
+        validator_rate_limit: bool | RateLimit = True,
+        rpc_rate_limit: float | RateLimit | None = None,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        epoch_length: int = 200,
+        validators: int = 300,
+        faults: FaultInjector | str | Iterable[FaultRule | str] | None = None,
+        cache_bytes: int = 128 * 1024 * 1024,
+    ) -> None:
+        shards = _check_int("shards", shards, 1, 64)
+        blocks = _check_int("blocks", blocks, 1)
+        seed = _check_int("seed", seed, 0)
+        if profile not in PROFILES:
+            raise ConfigError(f"Devnet profile={profile!r} must be one of {', '.join(PROFILES)}")
+        latency = _check_number("latency_ms", latency_ms)
+        port = _check_int("port", port, 0, 65535)
+        if port and port + 2 * shards - 1 > 65535:
+            raise ConfigError(
+                f"Devnet port={port} leaves no room for {shards} shards (needs up to port+{2 * shards - 1})"
+            )
+        host_value: object = host
+        if not isinstance(host_value, str) or not host_value:
+            raise ConfigError(f"Devnet host={host_value!r} must be a host name or IP address")
+        epoch_length = _check_int("epoch_length", epoch_length, 1)
+        validators = _check_int("validators", validators, 1)
+        cache_bytes = _check_int("cache_bytes", cache_bytes, 0)
+
+        vlimit: RateLimit | None
+        if validator_rate_limit is True:
+            vlimit = VALIDATOR_RATE_LIMIT
+        elif validator_rate_limit is False:
+            vlimit = None
+        elif isinstance(validator_rate_limit, RateLimit):
+            vlimit = validator_rate_limit
+        else:
+            raise ConfigError(
+                f"Devnet validator_rate_limit={validator_rate_limit!r} must be True, False or a RateLimit"
+            )
+        rlimit: RateLimit | None
+        rate_value: object = rpc_rate_limit
+        if rate_value is None:
+            rlimit = None
+        elif isinstance(rpc_rate_limit, RateLimit):
+            rlimit = rpc_rate_limit
+        elif isinstance(rate_value, int | float) and not isinstance(rate_value, bool) and rate_value > 0:
+            rlimit = RateLimit(float(rate_value), max(1, int(rate_value)), 5.0)
+        else:
+            raise ConfigError(
+                f"Devnet rpc_rate_limit={rpc_rate_limit!r} must be None, a rate > 0 (requests/s) or a RateLimit"
+            )
+        if isinstance(faults, FaultInjector):
+            self.faults = faults
+        else:
+            self.faults = FaultInjector(seed=seed, rules=faults)
+
+        self.profile: Profile = profile
+        self.seed = seed
+        self.chain = Chain(
+            seed=seed, shards=shards, blocks=blocks, epoch_length=epoch_length, validators=validators
+        )
+        self.stats = DevnetStats()
+        self._config = ServerConfig(
+            host=host,
+            port=port,
+            profile=profile,
+            latency_ms=latency,
+            validator_rate_limit=vlimit,
+            rpc_rate_limit=rlimit,
+            cache_bytes=cache_bytes,
+        )
+        self._server: DevnetServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop_event: asyncio.Event | None = None
+
+    # -- state ------------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """True while serving."""
+        return self._server is not None and self._server.running
+
+    def _require_server(self) -> DevnetServer:
+        if self._server is None:
+            raise ConfigError(
+                "the devnet is not running; use it as `with Devnet(...) as net:` or `async with`"
+            )
+        return self._server
+
+    @property
+    def urls(self) -> list[str]:
+        """Normal-port URL of each shard."""
+        return list(self._require_server().urls)
+
+    @property
+    def trace_urls(self) -> list[str]:
+        """Trace-port URL of each shard."""
+        return list(self._require_server().trace_urls)
+
+    @property
+    def url(self) -> str:
+        """Shard 0's URL."""
+        return self.urls[0]
+
+    @property
+    def trace_url(self) -> str:
+        """Shard 0's trace URL."""
+        return self.trace_urls[0]
+
+    @property
+    def n_shards(self) -> int:
+        """Number of shards."""
+        return int(self.chain.n_shards)
+
+    # -- mining -----------------------------------------------------------------------------------
+
+    def mine(self, n: int = 1) -> None:
+        """Add ``n`` blocks to every shard (safe while serving, from any thread).
+
+        Parameters
+        ----------
+        n
+            Number of blocks, >= 1.
+        """
+        n = _check_int("mine n", n, 1)
+        loop = self._loop
+        if loop is not None and self._thread is not None and threading.current_thread() is not self._thread:
+            future: Future[None] = asyncio.run_coroutine_threadsafe(self._mine(n), loop)
+            future.result()
+        else:
+            self.chain.mine(n)
+
+    async def _mine(self, n: int) -> None:
+        self.chain.mine(n)
+
+    # -- async context ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start serving on the running event loop (what ``async with`` does)."""
+        if self._server is not None:
+            raise ConfigError("the devnet is already running")
+        server = DevnetServer(self.chain, self._config, faults=self.faults, stats=self.stats)
+        await server.start()
+        self._server = server
+
+    async def stop(self) -> None:
+        """Stop serving (what leaving ``async with`` does)."""
+        server, self._server = self._server, None
+        if server is not None:
+            await server.stop()
+
+    async def __aenter__(self) -> Devnet:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    # -- sync context (background thread) ------------------------------------------------------------
+
+    def __enter__(self) -> Devnet:
+        if self._server is not None or self._thread is not None:
+            raise ConfigError("the devnet is already running")
+        started: Future[None] = Future()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._serve_forever(started))
+            finally:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+                self._loop = None
+
+        self._thread = threading.Thread(target=run, name="hmyframe-devnet", daemon=True)
+        self._thread.start()
+        try:
+            started.result()
+        except BaseException:
+            self._thread.join()
+            self._thread = None
+            raise
+        return self
+
+    async def _serve_forever(self, started: Future[None]) -> None:
+        self._stop_event = asyncio.Event()
+        try:
+            await self.start()
+        except BaseException as exc:
+            started.set_exception(exc)
+            return
+        started.set_result(None)
+        try:
+            await self._stop_event.wait()
+        finally:
+            await self.stop()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop a devnet started with ``with`` (idempotent)."""
+        thread, loop, event = self._thread, self._loop, self._stop_event
+        if thread is None:
+            return
+        if loop is not None and event is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(event.set)
+        thread.join()
+        self._thread = None
+        self._stop_event = None
+
+    def __repr__(self) -> str:
+        where = ", ".join(self._server.urls) if self._server is not None else "stopped"
+        return f"Devnet(shards={self.n_shards}, seed={self.seed}, profile={self.profile!r}, {where})"
+
+    def __getstate__(self) -> Any:
+        raise ConfigError("a Devnet cannot be pickled; pass its urls instead")
