@@ -1,0 +1,496 @@
+"""Turn one block's skeleton into model objects: transactions, traces, staking transactions.
+
+All details of block ``(shard, number)`` come from one ``random.Random`` seeded with a
+keyed digest of ``(shard, number)``, so a block is the same whenever and in whatever order
+it is generated. Only ``random()`` and ``getrandbits()`` are used (their streams are stable
+across Python versions for integer seeds).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Final, Literal
+
+from hmyframe.devnet._gen_codec import (
+    ADDR_CONTRACT,
+    ADDR_CREATED,
+    ADDR_EOA,
+    ADDR_INNER,
+    HASH_BLOCK,
+    HASH_ETH,
+    HASH_STAKING,
+    HASH_TX,
+    Codec,
+    big_below,
+    hex_bytes,
+)
+from hmyframe.devnet._gen_skeleton import (
+    EOA_POPULATION,
+    KIND_CALL,
+    KIND_CREATE,
+    KIND_REVERT,
+    KIND_XSHARD,
+    Segment,
+)
+from hmyframe.devnet._gen_staking import StakingEvent
+from hmyframe.devnet.model import ZERO_HASH, Block, StakingTransaction, TraceFrame, Transaction
+
+__all__ = ["BLOCK_GAS_LIMIT", "CONTRACT_POPULATION", "EMPTY_ROOT", "BlockFactory", "intrinsic_gas"]
+
+BLOCK_GAS_LIMIT: Final = 80_000_000
+CONTRACT_POPULATION: Final = 2_000
+# Root of an empty Merkle-Patricia trie (what the node reports for a block without transactions).
+EMPTY_ROOT: Final = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
+HARMONY_CHAIN_ID: Final = 1
+ETH_CHAIN_ID_BASE: Final = 1_666_600_000
+_SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+_TAG_BLOCK: Final = 0x424C
+_MAX_DEPTH: Final = 4
+_POW10: Final[tuple[int, ...]] = tuple(int(10**k) for k in range(40))
+_P_LEAF: Final = (0.30, 0.60, 0.75, 0.85)  # per depth: probability of a frame without children
+_MAX_CHILDREN: Final = (4, 3, 2, 2)
+
+_SELECTORS: Final = (
+    "a9059cbb",  # transfer(address,uint256)
+    "095ea7b3",  # approve(address,uint256)
+    "23b872dd",  # transferFrom(address,address,uint256)
+    "38ed1739",  # swapExactTokensForTokens
+    "7ff36ab5",  # swapExactETHForTokens
+    "18cbafe5",  # swapExactTokensForETH
+    "e8e33700",  # addLiquidity
+    "d0e30db0",  # deposit()
+    "2e1a7d4d",  # withdraw(uint256)
+    "ae169a50",  # claimReward(uint256)
+    "a0712d68",  # mint(uint256)
+    "40c10f19",  # mint(address,uint256)
+)
+_REVERT_MESSAGES: Final = (
+    "Ownable: caller is not the owner",
+    "UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT",
+    "ERC20: transfer amount exceeds balance",
+    "TransferHelper: TRANSFER_FROM_FAILED",
+    "Pausable: paused",
+    "SafeMath: subtraction overflow",
+)
+
+
+def _error_string(message: str) -> str:
+    """ABI encoding of ``Error(string)``, as a contract's ``revert("...")`` returns it."""
+    data = message.encode()
+    padded = data.hex() + "00" * ((32 - len(data) % 32) % 32)
+    return "0x08c379a0" + f"{32:064x}" + f"{len(data):064x}" + padded
+
+
+_REVERT_DATA: Final = (*(_error_string(m) for m in _REVERT_MESSAGES), "0x")
+
+
+def intrinsic_gas(data: str, creation: bool) -> int:
+    """Intrinsic gas of a transaction with call data ``data`` (0x-hex): 21000 (+32000 for a
+    creation) + 4 per zero byte + 16 per non-zero byte."""
+    raw = bytes.fromhex(data[2:])
+    zeros = raw.count(0)
+    return 21_000 + (32_000 if creation else 0) + 4 * zeros + 16 * (len(raw) - zeros)
+
+
+class _Ctx:
+    """Per-transaction trace context."""
+
+    __slots__ = ("index", "inner_creates", "number", "shard")
+
+    def __init__(self, shard: int, number: int, index: int) -> None:
+        self.shard = shard
+        self.number = number
+        self.index = index
+        self.inner_creates = 0
+
+
+class BlockFactory:
+    """Builds :class:`~hmyframe.devnet.model.Block` objects from skeleton segments.
+
+    Parameters
+    ----------
+    codec
+        The chain's codec.
+    n_shards, genesis_time, block_time, epoch_length
+        Chain structure.
+    """
+
+    def __init__(
+        self, codec: Codec, n_shards: int, genesis_time: int, block_time: int, epoch_length: int
+    ) -> None:
+        self._codec = codec
+        self._n_shards = n_shards
+        self._genesis_time = genesis_time
+        self._block_time = block_time
+        self._epoch_length = epoch_length
+        self._rng = random.Random(0)
+        self._eoa: dict[int, str] = {}
+        self._contracts: dict[tuple[int, int], str] = {}
+        self._log_eoa = math.log(EOA_POPULATION)
+        self._log_contracts = math.log(CONTRACT_POPULATION)
+
+    # ------------------------------------------------------------------ accounts
+    def eoa(self, index: int) -> str:
+        """Address of EOA ``index`` (the same account on every shard)."""
+        addr = self._eoa.get(index)
+        if addr is None:
+            addr = self._eoa[index] = self._codec.address(ADDR_EOA, 0, index)
+        return addr
+
+    def contract(self, shard: int, index: int) -> str:
+        """Address of genesis contract ``index`` on ``shard``."""
+        key = (shard, index)
+        addr = self._contracts.get(key)
+        if addr is None:
+            addr = self._contracts[key] = self._codec.address(ADDR_CONTRACT, shard, index)
+        return addr
+
+    def _receiver(self, shard: int) -> str:
+        rank = int(math.exp(self._rng.random() * self._log_eoa)) - 1
+        return self.eoa((rank * 15_485_863 + 4_567 + 101 * shard) % EOA_POPULATION)
+
+    def _pick_contract(self, shard: int) -> str:
+        rank = int(math.exp(self._rng.random() * self._log_contracts)) - 1
+        return self.contract(shard, (rank * 7_919 + 3) % CONTRACT_POPULATION)
+
+    # ------------------------------------------------------------------ values
+    def _value(self) -> int:
+        """Atto amount from dust to > 1e24; about half above 2**64; half of them round."""
+        r = self._rng
+        u = r.random()
+        if u < 0.05:
+            return 1 + int(r.random() * 1_000_000)
+        if u < 0.25:
+            lo, hi = 6, 18
+        elif u < 0.60:
+            lo, hi = 18, 20
+        elif u < 0.90:
+            lo, hi = 20, 22
+        elif u < 0.98:
+            lo, hi = 22, 24
+        else:
+            lo, hi = 24, 26
+        k = lo + int(r.random() * (hi - lo))
+        if r.random() < 0.5:
+            return (1 + int(r.random() * 999)) * _POW10[max(k - 2, 0)]
+        return _POW10[k] + big_below(r, 9 * _POW10[k])
+
+    def _gas_price(self) -> int:
+        u = self._rng.random()
+        if u < 0.70:
+            return 100_000_000_000
+        if u < 0.90:
+            return (101 + int(self._rng.random() * 200)) * 1_000_000_000
+        if u < 0.95:
+            return 30_000_000_000
+        return 500_000_000_000
+
+    def _signature(self, shard: int) -> tuple[int, int, int]:
+        r = self._rng
+        parity = r.getrandbits(1)
+        if r.random() < 0.3:  # signed as an Ethereum transaction (EVM chain id per shard)
+            v = 2 * (ETH_CHAIN_ID_BASE + shard) + 35 + parity
+        else:
+            v = 2 * HARMONY_CHAIN_ID + 35 + parity
+        sig_r = r.getrandbits(256) % _SECP256K1_N or 1
+        sig_s = r.getrandbits(255) % (_SECP256K1_N // 2) or 1
+        return v, sig_r, sig_s
+
+    def _calldata(self) -> str:
+        r = self._rng
+        parts = ["0x", _SELECTORS[int(r.random() * len(_SELECTORS))]]
+        for _ in range(int(r.random() * 6)):
+            w = r.random()
+            if w < 0.4:
+                parts.append("0" * 24 + hex_bytes(r, 20))
+            elif w < 0.8:
+                parts.append(f"{r.getrandbits(1 + int(r.random() * 96)):064x}")
+            elif w < 0.9:
+                parts.append(f"{int(r.random() * 4):064x}")
+            else:
+                parts.append(hex_bytes(r, 32))
+        return "".join(parts)
+
+    def _output(self) -> str:
+        r = self._rng
+        u = r.random()
+        if u < 0.3:
+            return "0x"
+        if u < 0.8:
+            return f"0x{int(r.random() * 2):064x}"
+        return "0x" + "".join(
+            f"{r.getrandbits(1 + int(r.random() * 128)):064x}" for _ in range(1 + int(r.random() * 3))
+        )
+
+    # ------------------------------------------------------------------ traces
+    def _frame(
+        self,
+        ctx: _Ctx,
+        depth: int,
+        ftype: Literal["call", "create"],
+        call_type: Literal["call", "callcode", "delegatecall", "staticcall"] | None,
+        from_: str,
+        to: str,
+        value: int,
+        gas: int,
+        input_: str,
+        reverted: bool,
+        own: int,
+        output: str,
+    ) -> TraceFrame:
+        """A frame with random children; ``gas_used = own + sum(children) <= gas``."""
+        r = self._rng
+        own = min(own, gas)
+        used = own
+        children: list[TraceFrame] = []
+        if depth < _MAX_DEPTH:
+            # deeper frames have fewer children: about 5 frames per contract call on average
+            n_children = 0 if r.random() < _P_LEAF[depth] else 1 + int(r.random() * _MAX_CHILDREN[depth])
+            exec_addr = from_ if call_type in ("delegatecall", "callcode") else to
+            static = call_type == "staticcall"
+            for _ in range(n_children):
+                remaining = gas - used
+                if remaining < 2_300:
+                    break
+                child_gas = int(remaining * 63 // 64 * (0.2 + 0.6 * r.random()))
+                child = self._child(ctx, depth + 1, exec_addr, child_gas, static)
+                children.append(child)
+                used += child.gas_used
+            if not static and ftype == "call" and depth >= 1 and r.random() < 0.02:
+                children.append(
+                    TraceFrame(
+                        type="suicide",
+                        call_type=None,
+                        from_=exec_addr,
+                        to=from_,
+                        value=self._value(),
+                        gas=0,
+                        gas_used=0,
+                    )
+                )
+        if reverted:
+            data = _REVERT_DATA[int(r.random() * len(_REVERT_DATA))]
+            return TraceFrame(
+                ftype, call_type, from_, to, value, gas, used, input_, "0x", "Reverted", data, tuple(children)
+            )
+        return TraceFrame(
+            ftype, call_type, from_, to, value, gas, used, input_, output, None, None, tuple(children)
+        )
+
+    def _child(self, ctx: _Ctx, depth: int, caller: str, gas: int, static: bool) -> TraceFrame:
+        r = self._rng
+        u = r.random()
+        own = int(math.exp(6.0 + 4.0 * r.random()))  # ~400 .. 22000
+        if static or u < 0.30:
+            return self._frame(
+                ctx, depth, "call", "staticcall", caller, self._pick_contract(ctx.shard), 0, gas,
+                self._calldata(), r.random() < 0.03, own, self._output(),
+            )  # fmt: skip
+        if u < 0.75:
+            value = self._value() if r.random() < 0.1 else 0
+            return self._frame(
+                ctx, depth, "call", "call", caller, self._pick_contract(ctx.shard), value, gas,
+                self._calldata(), r.random() < 0.07, own, self._output(),
+            )  # fmt: skip
+        if u < 0.90:
+            return self._frame(
+                ctx, depth, "call", "delegatecall", caller, self._pick_contract(ctx.shard), 0, gas,
+                self._calldata(), r.random() < 0.04, own, self._output(),
+            )  # fmt: skip
+        if u < 0.92:
+            return self._frame(
+                ctx, depth, "call", "callcode", caller, self._pick_contract(ctx.shard), 0, gas,
+                self._calldata(), False, own, self._output(),
+            )  # fmt: skip
+        ctx.inner_creates += 1
+        created = self._codec.address(
+            ADDR_INNER, ctx.shard, ctx.number, (ctx.index << 8 | ctx.inner_creates) & 0xFFFF
+        )
+        code_len = 100 + int(r.random() * 400)
+        init = "0x6080604052" + hex_bytes(r, code_len)
+        deployed = "0x6080604052" + init[-2 * (code_len // 2) :]
+        return self._frame(
+            ctx, depth, "create", None, caller, created, 0, gas, init, r.random() < 0.03,
+            own + 200 * (code_len // 2 + 5), deployed,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ transactions
+    def _transaction(
+        self,
+        shard: int,
+        number: int,
+        block_hash: str,
+        timestamp: int,
+        index: int,
+        sender: str,
+        nonce: int,
+        kind: int,
+    ) -> Transaction:
+        r = self._rng
+        to_shard = shard
+        to: str | None
+        contract_address: str | None = None
+        success = True
+        gas_price = self._gas_price()
+        if kind in (KIND_CALL, KIND_REVERT):
+            to = self._pick_contract(shard)
+            value = 0 if r.random() < 0.7 else self._value()
+            data = self._calldata()
+            gas = (100_000, 200_000, 250_000, 300_000, 500_000, 1_000_000, 2_000_000)[int(r.random() * 7)]
+            base = intrinsic_gas(data, False)
+            own = int(math.exp(8.5 + 2.5 * r.random()))  # ~5000 .. 60000
+            success = kind == KIND_CALL
+            ctx = _Ctx(shard, number, index)
+            trace = self._frame(
+                ctx, 0, "call", "call", sender, to, value, gas - base, data, not success, own, self._output()
+            )
+            gas_used = base + trace.gas_used
+        elif kind == KIND_CREATE:
+            to = None
+            contract_address = self._codec.address(ADDR_CREATED, shard, number, index)
+            value = 0 if r.random() < 0.9 else self._value()
+            code_len = 200 + int(r.random() * 1_800)
+            data = "0x6080604052" + hex_bytes(r, code_len)
+            deployed = "0x6080604052" + data[-2 * (code_len * 3 // 4) :]
+            base = intrinsic_gas(data, True)
+            own = 200 * (code_len * 3 // 4 + 5) + int(math.exp(9.0 + 2.0 * r.random()))
+            gas = (base + own) * (11 + int(r.random() * 6)) // 10 // 1_000 * 1_000 + 1_000
+            ctx = _Ctx(shard, number, index)
+            trace = self._frame(
+                ctx,
+                1,
+                "create",
+                None,
+                sender,
+                contract_address,
+                value,
+                gas - base,
+                data,
+                False,
+                own,
+                deployed,
+            )
+            gas_used = base + trace.gas_used
+        else:
+            to = self._receiver(shard)
+            value = self._value()
+            data = "0x"
+            if kind == KIND_XSHARD:
+                to_shard = (shard + 1 + int(r.random() * (self._n_shards - 1))) % self._n_shards
+            gas = 21_000 if r.random() < 0.8 else (25_000, 30_000, 50_000, 100_000)[int(r.random() * 4)]
+            gas_used = 21_000
+            trace = TraceFrame("call", "call", sender, to, value, gas - 21_000, 0)
+        v, sig_r, sig_s = self._signature(shard)
+        return Transaction(
+            hash=self._codec.hash(HASH_TX, shard, number, index),
+            eth_hash=self._codec.hash(HASH_ETH, shard, number, index),
+            shard_id=shard,
+            to_shard_id=to_shard,
+            block_number=number,
+            block_hash=block_hash,
+            index=index,
+            timestamp=timestamp,
+            sender=sender,
+            to=to,
+            value=value,
+            gas=gas,
+            gas_price=gas_price,
+            nonce=nonce,
+            input=data,
+            v=v,
+            r=sig_r,
+            s=sig_s,
+            gas_used=gas_used,
+            success=success,
+            contract_address=contract_address,
+            trace=trace,
+        )
+
+    def _staking(self, number: int, block_hash: str, timestamp: int, ev: StakingEvent) -> StakingTransaction:
+        r = self._rng
+        if ev.directive == "CreateValidator":
+            gas = 5_300_000 + int(r.random() * 30_000)
+            msg = dict(ev.msg)
+            msg["slotPubKeys"] = list(ev.msg["slotPubKeys"])  # type: ignore[call-overload]
+            msg["slotKeySigs"] = list(ev.msg["slotKeySigs"])  # type: ignore[call-overload]
+        else:
+            gas = (25_000, 30_000, 50_000, 100_000)[int(r.random() * 4)]
+            msg = dict(ev.msg)
+        v, sig_r, sig_s = self._signature(0)
+        return StakingTransaction(
+            hash=self._codec.hash(HASH_STAKING, 0, number, ev.index),
+            block_number=number,
+            block_hash=block_hash,
+            index=ev.index,
+            timestamp=timestamp,
+            sender=ev.sender,
+            nonce=ev.nonce,
+            gas=gas,
+            gas_price=self._gas_price(),
+            v=v,
+            r=sig_r,
+            s=sig_s,
+            directive=ev.directive,  # type: ignore[arg-type]
+            msg=msg,
+        )
+
+    # ------------------------------------------------------------------ blocks
+    def block_hash(self, shard: int, number: int) -> str:
+        """Hash of block ``number`` of ``shard``."""
+        return self._codec.hash(HASH_BLOCK, shard, number)
+
+    def build(self, shard: int, number: int, seg: Segment, leader: str, events: list[StakingEvent]) -> Block:
+        """Generate block ``number`` of ``shard``.
+
+        Parameters
+        ----------
+        shard, number
+            Which block.
+        seg
+            The skeleton segment holding it.
+        leader
+            Address of the block's leader.
+        events
+            The block's staking transactions (shard 0 only).
+        """
+        r = self._rng
+        r.seed(self._codec.seed_int(_TAG_BLOCK, shard, number))
+        i = number - seg.start
+        lo = int(seg.offsets[i])
+        hi = int(seg.offsets[i + 1])
+        view_id = int(seg.view_ids[i])
+        block_hash = self.block_hash(shard, number)
+        timestamp = self._genesis_time + self._block_time * view_id
+        senders = seg.senders[lo:hi].tolist()
+        nonces = seg.nonces[lo:hi].tolist()
+        kinds = seg.kinds[lo:hi].tolist()
+        if self._n_shards == 1:
+            kinds = [k if k != KIND_XSHARD else 0 for k in kinds]
+        txs = tuple(
+            self._transaction(shard, number, block_hash, timestamp, j, self.eoa(sender), nonce, kind)
+            for j, (sender, nonce, kind) in enumerate(zip(senders, nonces, kinds, strict=True))
+        )
+        stx = tuple(self._staking(number, block_hash, timestamp, ev) for ev in events)
+        size = 509 + sum(112 + len(t.input) // 2 for t in txs) + 230 * len(stx)
+        return Block(
+            shard_id=shard,
+            number=number,
+            hash=block_hash,
+            parent_hash=self.block_hash(shard, number - 1) if number else ZERO_HASH,
+            timestamp=timestamp,
+            epoch=number // self._epoch_length,
+            view_id=view_id,
+            leader=leader,
+            size=size,
+            gas_limit=BLOCK_GAS_LIMIT,
+            gas_used=sum(t.gas_used for t in txs),
+            state_root="0x" + hex_bytes(r, 32),
+            transactions_root="0x" + hex_bytes(r, 32) if txs else EMPTY_ROOT,
+            receipts_root="0x" + hex_bytes(r, 32) if txs or stx else EMPTY_ROOT,
+            extra_data="0x",
+            vrf="0x" + hex_bytes(r, 32),
+            vrf_proof="0x" + hex_bytes(r, 96),
+            transactions=txs,
+            staking_transactions=stx,
+        )

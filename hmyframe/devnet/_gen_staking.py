@@ -1,0 +1,1166 @@
+"""The devnet's beacon-chain staking: state, staking transactions, elections, signing.
+
+Epochs are processed strictly in order, each exactly once (lazily, up to the epoch a
+caller needs):
+
+1. *election* for epoch ``e`` from the state at its first block: eligible validators
+   (existing, active, not banned, self stake >= min self delegation) sorted by stake per
+   key fill the committee slots key by key (EPoS style);
+2. *staking transactions* of the epoch's shard-0 blocks, decided from the current state
+   and applied one by one (``CreateValidator`` at the creation heights, double-sign bans
+   at the ban heights, the five directives early and then at random);
+3. *signing*: per (shard, epoch) a numpy matrix "block row x committee validator column"
+   of who signed (all keys of one validator on one shard sign together; the leader always
+   signs); its column sums give the epoch's (to_sign, signed) per validator;
+4. *transition*: elected validators below 66 % signing turn inactive (until their next
+   ``EditValidator``), matured undelegations (7 epochs) are released.
+
+Rewards accrue in closed form: each validator has a cumulative reward-per-stake index
+``R(b)`` (piecewise linear per epoch, slope ``rho`` while elected). Whenever a validator's
+delegations change, all its delegations are *settled* (reward += amount x dR, the
+commission going to the self delegation), so between changes the pending reward is exact
+integer arithmetic. Snapshots settle a copy of the state at the snapshot block.
+
+Full state copies are kept at every :data:`CHECKPOINT_EVERY`-th epoch start (and a small
+LRU of others); a state at any block is a checkpoint plus the replay of stored events.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from hmyframe.devnet._gen_codec import Codec, hex_bytes
+from hmyframe.devnet._gen_population import (
+    DELEGATOR_POPULATION,
+    ONE,
+    ValidatorStatic,
+    delegator_address,
+)
+from hmyframe.devnet.model import (
+    ZERO_ADDRESS,
+    BlsKeyMetric,
+    Delegation,
+    Undelegation,
+    ValidatorSnapshot,
+)
+
+__all__ = [
+    "BANNED",
+    "CHECKPOINT_EVERY",
+    "LOCK_EPOCHS",
+    "StakingEngine",
+    "StakingEvent",
+]
+
+SCALE: Final = 10**27  # reward index unit: atto of reward per atto staked, times 1e27
+BLOCKS_PER_YEAR: Final = 365 * 24 * 3600 // 2
+LOCK_EPOCHS: Final = 7  # the node's LockPeriodInEpoch
+UPTIME_PERCENT: Final = 66  # below this share of blocks signed an elected validator is booted
+STATS_WINDOW: Final = 30  # epochs kept in epoch_apr / epoch_blocks
+CHECKPOINT_EVERY: Final = 8
+_STATE_LRU: Final = 16
+_MATRIX_LRU: Final = 64
+_VIEW_LRU: Final = 8
+_SLOT_SHARE: Final = 0.68  # committee slots = this share of the genesis validators' keys
+
+BANNED: Final = "banned forever from network because was caught double-signing"
+_EPOS_ELECTED: Final = "currently elected"
+_EPOS_ELIGIBLE: Final = "eligible to be elected next epoch"
+_EPOS_NOT_ELIGIBLE: Final = "not eligible to be elected next epoch"
+_BOOT_NOT_BOOTED: Final = "not booted"
+_BOOT_LOST: Final = "lost epos auction"
+_BOOT_INACTIVE: Final = "manually turned inactive or insufficient uptime"
+
+# Forced early directives (absolute shard-0 block numbers) so that small chains have all five.
+_FORCED: Final = {4: "Delegate", 9: "EditValidator", 15: "Undelegate", 23: "CollectRewards"}
+# Random staking transactions: probability of one / two per block; directive mix.
+_P_ONE: Final = 0.13
+_P_TWO: Final = 0.02
+_DIRECTIVE_CDF: Final = (
+    (0.38, "Delegate"),
+    (0.58, "Undelegate"),
+    (0.85, "CollectRewards"),
+    (1.0, "EditValidator"),
+)
+
+_TAG_EVENTS: Final = 0x4556
+_TAG_EPOCH: Final = 0x4550
+_TAG_SIGN: Final = 0x5347
+
+_D18: Final = Decimal(1).scaleb(-18)
+_ZERO18: Final = Decimal(0).quantize(_D18)
+
+
+def dec18(units: int) -> Decimal:
+    """The Decimal ``units * 1e-18`` (exactly 18 fractional digits)."""
+    return Decimal(units).scaleb(-18)
+
+
+@dataclass(frozen=True, slots=True)
+class StakingEvent:
+    """A resolved staking transaction (or, with ``index == -1``, a double-sign ban).
+
+    ``edit`` holds the EditValidator changes ``(rate, min_self, max_total, texts)`` where
+    ``None`` means unchanged and ``texts`` maps field names to new values.
+    """
+
+    block: int
+    index: int
+    directive: str
+    sender: str
+    nonce: int
+    validator: int
+    delegator: str
+    amount: int
+    msg: dict[str, object]
+    edit: tuple[int | None, int | None, int | None, tuple[tuple[str, str], ...]] | None = None
+
+
+class _Del:
+    __slots__ = ("amount", "delegator", "reward", "undels")
+
+    def __init__(self, delegator: str, amount: int, reward: int, undels: list[list[int]]) -> None:
+        self.delegator = delegator
+        self.amount = amount
+        self.reward = reward
+        self.undels = undels  # [[amount, epoch], ...]
+
+    def copy(self) -> _Del:
+        return _Del(self.delegator, self.amount, self.reward, [list(u) for u in self.undels])
+
+
+class _VState:
+    __slots__ = (
+        "active",
+        "banned",
+        "dels",
+        "details",
+        "identity",
+        "last_rate_epoch",
+        "max_total",
+        "min_self",
+        "name",
+        "r_settle",
+        "rate",
+        "reward_acc",
+        "security_contact",
+        "update_height",
+        "website",
+    )
+
+    name: str
+    identity: str
+    website: str
+    security_contact: str
+    details: str
+    rate: int
+    min_self: int
+    max_total: int
+    update_height: int
+    active: bool
+    banned: bool
+    dels: list[_Del]
+    r_settle: int
+    reward_acc: int
+    last_rate_epoch: int
+
+    @classmethod
+    def create(cls, st: ValidatorStatic, height: int, r_index: int) -> _VState:
+        v = cls()
+        v.name, v.identity, v.website = st.name, st.identity, st.website
+        v.security_contact, v.details = st.security_contact, st.details
+        v.rate, v.min_self, v.max_total = st.rate, st.min_self, st.max_total
+        v.update_height = height
+        v.active, v.banned = True, False
+        v.dels = [_Del(st.address, st.self_amount, 0, [])]
+        v.dels.extend(_Del(d, amount, 0, []) for d, amount in st.genesis_delegations)
+        v.r_settle = r_index
+        v.reward_acc = 0
+        v.last_rate_epoch = -1
+        return v
+
+    def copy(self) -> _VState:
+        v = _VState()
+        for name in _VState.__slots__:
+            setattr(v, name, getattr(self, name))
+        v.dels = [d.copy() for d in self.dels]
+        return v
+
+    def total(self) -> int:
+        return sum(d.amount for d in self.dels)
+
+
+class _State:
+    """Mutable staking state: validators (``None`` before creation), nonces, delegator index."""
+
+    __slots__ = ("by_delegator", "nonces", "validators")
+
+    def __init__(
+        self, validators: list[_VState | None], nonces: dict[str, int], by_delegator: dict[str, list[int]]
+    ):
+        self.validators = validators
+        self.nonces = nonces
+        self.by_delegator = by_delegator
+
+    def copy(self) -> _State:
+        return _State(
+            [v.copy() if v is not None else None for v in self.validators],
+            dict(self.nonces),
+            {k: list(v) for k, v in self.by_delegator.items()},
+        )
+
+
+@dataclass(slots=True)
+class _EpochInfo:
+    """Everything decided for one epoch (kept for every processed epoch)."""
+
+    epoch: int
+    first: int
+    elected: dict[int, tuple[int, ...]]  # validator -> indices of its elected keys
+    committee_keys: list[list[str]]  # per shard, key strings in election order
+    committee_owner: list[list[int]]  # per shard, owning validator per key
+    columns: list[list[int]]  # per shard, distinct validators (matrix columns)
+    column_of: list[dict[int, int]]  # per shard, validator -> column
+    p_sign: npt.NDArray[np.float64]  # per validator signing probability this epoch
+    stake: list[int]  # per validator total delegation at the election (0 if absent)
+    rho: list[int]  # per validator reward-index slope this epoch (0 unless elected)
+    r_start: list[int]  # per validator reward index before the epoch's first block
+    life_to_sign: npt.NDArray[np.int64]  # lifetime counters before the epoch
+    life_signed: npt.NDArray[np.int64]
+    events: list[StakingEvent]
+    event_blocks: list[int]  # block of each event (for bisect)
+    to_sign: npt.NDArray[np.int64]  # full-epoch counters (filled when the epoch is processed)
+    signed: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class _BlockView:
+    info: _EpochInfo
+    state: _State
+    partial_signed: npt.NDArray[np.int64]
+    partial_to_sign: npt.NDArray[np.int64]
+    metrics: dict[int, list[tuple[int, int, int, int, int]]]
+    winning: dict[int, int]
+
+
+class StakingEngine:
+    """Epoch-by-epoch staking simulation of one devnet chain.
+
+    Parameters
+    ----------
+    codec
+        The chain's codec.
+    population
+        The static validators, in creation order.
+    n_shards, epoch_length
+        Chain structure.
+    view_ids
+        ``view_ids(shard, start, stop)`` gives the view ids of blocks ``start .. stop - 1``.
+    """
+
+    def __init__(
+        self,
+        codec: Codec,
+        population: list[ValidatorStatic],
+        n_shards: int,
+        epoch_length: int,
+        view_ids: Callable[[int, int, int], npt.NDArray[np.int64]],
+    ) -> None:
+        self._codec = codec
+        self.population = population
+        self._n_shards = n_shards
+        self._length = epoch_length
+        self._view_ids = view_ids
+        self._heights = [v.creation_height for v in population]
+        self._index = {v.address: v.index for v in population}
+        self._slots = max(
+            n_shards, int(sum(len(v.keys) for v in population if v.creation_height == 0) * _SLOT_SHARE)
+        )
+        self._infos: list[_EpochInfo] = []
+        self._elected_epochs: list[list[int]] = [[] for _ in population]
+        self._sent: dict[str, list[int]] = {}
+        self._checkpoints: dict[int, _State] = {}
+        self._state_lru: OrderedDict[int, _State] = OrderedDict()
+        self._block_state_lru: OrderedDict[int, _State] = OrderedDict()
+        self._matrices: OrderedDict[tuple[int, int], npt.NDArray[np.bool_]] = OrderedDict()
+        self._delegators: dict[int, str] = {}
+        self._views: OrderedDict[int, _BlockView] = OrderedDict()
+        self._metric_cache: OrderedDict[
+            int, tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]
+        ] = OrderedDict()
+        genesis = [_VState.create(v, 0, 0) if v.creation_height == 0 else None for v in population]
+        by_delegator: dict[str, list[int]] = {}
+        for v, vs in enumerate(genesis):
+            if vs is not None:
+                for d in vs.dels:
+                    by_delegator.setdefault(d.delegator, []).append(v)
+        self._running = _State(genesis, {}, by_delegator)
+
+    # ------------------------------------------------------------------ epochs
+    def info(self, epoch: int) -> _EpochInfo:
+        """The epoch's decisions, processing every earlier epoch first if needed."""
+        while len(self._infos) <= epoch:
+            self._process_next_epoch()
+        return self._infos[epoch]
+
+    def processed_epochs(self) -> int:
+        """How many epochs have been processed."""
+        return len(self._infos)
+
+    def _process_next_epoch(self) -> None:
+        e = len(self._infos)
+        state = self._running
+        if e % CHECKPOINT_EVERY == 0:
+            self._checkpoints[e] = state.copy()
+        prev = self._infos[-1] if self._infos else None
+        info = self._elect(state, e, prev)
+        self._infos.append(info)
+        self._generate_events(state, info)
+        self._count_signatures(info)
+        for v in info.elected:
+            self._elected_epochs[v].append(e)
+        self._transition(state, info)
+
+    def _elect(self, state: _State, e: int, prev: _EpochInfo | None) -> _EpochInfo:
+        first = e * self._length
+        n = len(self.population)
+        stake = [0] * n
+        candidates: list[tuple[int, int]] = []
+        for v, vs in enumerate(state.validators):
+            if vs is None:
+                continue
+            total = vs.total()
+            stake[v] = total
+            created_before = self._heights[v] == 0 or self._heights[v] < first
+            if (
+                created_before
+                and vs.active
+                and not vs.banned
+                and total > 0
+                and vs.dels[0].amount >= vs.min_self
+            ):
+                candidates.append((-(total // len(self.population[v].keys)), v))
+        candidates.sort()
+        elected: dict[int, list[int]] = {}
+        per_shard: list[list[tuple[str, int]]] = [[] for _ in range(self._n_shards)]
+        filled = 0
+        for _, v in candidates:
+            if filled >= self._slots:
+                break
+            st = self.population[v]
+            for k, key in enumerate(st.keys):
+                if filled >= self._slots:
+                    break
+                elected.setdefault(v, []).append(k)
+                per_shard[st.key_shards[k]].append((key, v))
+                filled += 1
+        for s in range(self._n_shards):  # never leave a shard without a committee
+            if per_shard[s]:
+                continue
+            for _, v in candidates:
+                st = self.population[v]
+                ks = [k for k, ks_ in enumerate(st.key_shards) if ks_ == s and k not in elected.get(v, [])]
+                if ks:
+                    elected.setdefault(v, []).append(ks[0])
+                    per_shard[s].append((st.keys[ks[0]], v))
+                    break
+        columns: list[list[int]] = []
+        column_of: list[dict[int, int]] = []
+        for s in range(self._n_shards):
+            cols: list[int] = []
+            col_of: dict[int, int] = {}
+            for _, v in per_shard[s]:
+                if v not in col_of:
+                    col_of[v] = len(cols)
+                    cols.append(v)
+            columns.append(cols)
+            column_of.append(col_of)
+
+        rng = random.Random(self._codec.seed_int(_TAG_EPOCH, e))
+        p_sign = np.zeros(n, dtype=np.float64)
+        rho = [0] * n
+        for v, st in enumerate(self.population):
+            u = rng.random()
+            if rng.random() < 0.03:  # anyone can have a bad epoch
+                p = 0.40 + 0.30 * u
+            elif st.reliability == 2:
+                p = 0.30 + 0.35 * u
+            elif st.reliability == 1:
+                p = 0.80 + 0.17 * u
+            else:
+                p = 0.97 + 0.03 * u
+            p_sign[v] = p
+            apr_ppm = int((70_000 + 50_000 * rng.random()) * p)
+            if v in elected:
+                rho[v] = apr_ppm * SCALE // (1_000_000 * BLOCKS_PER_YEAR)
+        if prev is None:
+            r_start = [0] * n
+            life_to_sign = np.zeros(n, dtype=np.int64)
+            life_signed = np.zeros(n, dtype=np.int64)
+        else:
+            r_start = [a + b * self._length for a, b in zip(prev.r_start, prev.rho, strict=True)]
+            life_to_sign = prev.life_to_sign + prev.to_sign
+            life_signed = prev.life_signed + prev.signed
+        return _EpochInfo(
+            epoch=e,
+            first=first,
+            elected={v: tuple(ks) for v, ks in elected.items()},
+            committee_keys=[[k for k, _ in per_shard[s]] for s in range(self._n_shards)],
+            committee_owner=[[v for _, v in per_shard[s]] for s in range(self._n_shards)],
+            columns=columns,
+            column_of=column_of,
+            p_sign=p_sign,
+            stake=stake,
+            rho=rho,
+            r_start=r_start,
+            life_to_sign=life_to_sign,
+            life_signed=life_signed,
+            events=[],
+            event_blocks=[],
+            to_sign=np.zeros(n, dtype=np.int64),
+            signed=np.zeros(n, dtype=np.int64),
+        )
+
+    # ------------------------------------------------------------------ rewards
+    def _r_index(self, info: _EpochInfo, v: int, block: int) -> int:
+        return info.r_start[v] + info.rho[v] * (block - info.first + 1)
+
+    def _settle(self, vs: _VState, info: _EpochInfo, v: int, block: int) -> None:
+        r = self._r_index(info, v, block)
+        dr = r - vs.r_settle
+        if dr == 0:
+            return
+        vs.r_settle = r
+        total_base = 0
+        commission = 0
+        rate = vs.rate
+        for i, d in enumerate(vs.dels):
+            base = d.amount * dr // SCALE
+            total_base += base
+            if i == 0:
+                d.reward += base
+            else:
+                cut = base * rate // ONE
+                commission += cut
+                d.reward += base - cut
+        vs.dels[0].reward += commission
+        vs.reward_acc += total_base
+
+    def _pending(self, vs: _VState, info: _EpochInfo, v: int, block: int, d: _Del, first: bool) -> int:
+        base = d.amount * (self._r_index(info, v, block) - vs.r_settle) // SCALE
+        return base if first else base - base * vs.rate // ONE
+
+    # ------------------------------------------------------------------ events
+    def _delegator(self, index: int) -> str:
+        addr = self._delegators.get(index)
+        if addr is None:
+            addr = self._delegators[index] = delegator_address(self._codec, index)
+        return addr
+
+    def _existing(self, state: _State, block: int) -> int:
+        """Number of validators created strictly before ``block`` (a prefix of the population)."""
+        return bisect.bisect_left(self._heights, block) if block > 0 else 0
+
+    def _generate_events(self, state: _State, info: _EpochInfo) -> None:
+        e = info.epoch
+        rng = random.Random(self._codec.seed_int(_TAG_EVENTS, e))
+        first = max(info.first, 1)
+        last = info.first + self._length - 1
+        creations = {
+            st.creation_height: st.index
+            for st in self.population
+            if first <= st.creation_height <= last and st.creation_height > 0
+        }
+        bans = {
+            st.ban_height: st.index
+            for st in self.population
+            if st.ban_height is not None and first <= st.ban_height <= last
+        }
+        for block in range(first, last + 1):
+            index = 0
+            todo: list[str] = []
+            v_new = creations.get(block)
+            if v_new is not None:
+                todo.append("CreateValidator")
+            forced = _FORCED.get(block)
+            if forced is not None:
+                todo.append(forced)
+            u = rng.random()
+            n_random = 1 if u < _P_ONE else 2 if u < _P_ONE + _P_TWO else 0
+            for _ in range(n_random):
+                w = rng.random()
+                todo.append(next(name for cut, name in _DIRECTIVE_CDF if w <= cut))
+            for directive in todo:
+                event = self._decide(state, info, rng, block, index, directive, v_new)
+                if event is not None:
+                    self._apply(state, info, event)
+                    self._sent.setdefault(event.sender, []).append(block)
+                    info.events.append(event)
+                    info.event_blocks.append(block)
+                    index += 1
+            v_ban = bans.get(block)
+            if v_ban is not None:
+                ban = StakingEvent(block, -1, "Ban", ZERO_ADDRESS, 0, v_ban, "", 0, {})
+                self._apply(state, info, ban)
+                info.events.append(ban)
+                info.event_blocks.append(block)
+
+    def _decide(
+        self,
+        state: _State,
+        info: _EpochInfo,
+        rng: random.Random,
+        block: int,
+        index: int,
+        directive: str,
+        v_new: int | None,
+    ) -> StakingEvent | None:
+        n_existing = self._existing(state, block)
+        if directive == "CreateValidator":
+            assert v_new is not None
+            return self._decide_create(state, block, index, v_new)
+        if n_existing == 0:
+            return None
+        if directive == "Delegate":
+            return self._decide_delegate(state, rng, block, index, n_existing)
+        if directive == "Undelegate":
+            return self._decide_undelegate(state, info, rng, block, index, n_existing)
+        if directive == "CollectRewards":
+            return self._decide_collect(state, info, rng, block, index, n_existing)
+        return self._decide_edit(state, info, rng, block, index, n_existing)
+
+    def _tx(
+        self,
+        state: _State,
+        block: int,
+        index: int,
+        directive: str,
+        sender: str,
+        validator: int,
+        delegator: str,
+        amount: int,
+        msg: dict[str, object],
+        edit: tuple[int | None, int | None, int | None, tuple[tuple[str, str], ...]] | None = None,
+    ) -> StakingEvent:
+        return StakingEvent(
+            block,
+            index,
+            directive,
+            sender,
+            state.nonces.get(sender, 0),
+            validator,
+            delegator,
+            amount,
+            msg,
+            edit,
+        )
+
+    def _decide_create(self, state: _State, block: int, index: int, v: int) -> StakingEvent:
+        st = self.population[v]
+        rng = random.Random(self._codec.seed_int(_TAG_EVENTS, 1 << 40, v))
+        msg: dict[str, object] = {
+            "validatorAddress": st.address,
+            "commissionRate": st.rate,
+            "maxCommissionRate": st.max_rate,
+            "maxChangeRate": st.max_change_rate,
+            "minSelfDelegation": st.min_self,
+            "maxTotalDelegation": st.max_total,
+            "amount": st.self_amount,
+            "name": st.name,
+            "website": st.website,
+            "identity": st.identity,
+            "securityContact": st.security_contact,
+            "details": st.details,
+            "slotPubKeys": list(st.keys),
+            "slotKeySigs": [bytes.fromhex(hex_bytes(rng, 96)) for _ in st.keys],
+        }
+        return self._tx(
+            state, block, index, "CreateValidator", st.address, v, st.address, st.self_amount, msg
+        )
+
+    def _pick_validator(
+        self, state: _State, rng: random.Random, n_existing: int, popular: bool
+    ) -> int | None:
+        for _ in range(4):
+            if popular:  # log-uniform over creation order: older validators are more popular
+                v = int(math.exp(rng.random() * math.log(n_existing + 1))) - 1
+            else:
+                v = int(rng.random() * n_existing)
+            v = min(v, n_existing - 1)
+            vs = state.validators[v]
+            if vs is not None and not vs.banned:
+                return v
+        return None
+
+    def _decide_delegate(
+        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int
+    ) -> StakingEvent | None:
+        v = self._pick_validator(state, rng, n_existing, popular=True)
+        if v is None:
+            return None
+        vs = state.validators[v]
+        assert vs is not None
+        if rng.random() < 0.15:
+            delegator = self.population[v].address
+        else:
+            rank = int(math.exp(rng.random() * math.log(DELEGATOR_POPULATION))) - 1
+            delegator = self._delegator((rank * 7_919 + 11) % DELEGATOR_POPULATION)
+        amount = (1 + int(rng.random() * 99)) * 10 ** (20 + int(rng.random() * 4))
+        room = vs.max_total - vs.total()
+        amount = min(amount, room)
+        if amount < 100 * ONE:
+            return None
+        msg: dict[str, object] = {
+            "delegatorAddress": delegator,
+            "validatorAddress": self.population[v].address,
+            "amount": amount,
+        }
+        return self._tx(state, block, index, "Delegate", delegator, v, delegator, amount, msg)
+
+    def _decide_undelegate(
+        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+    ) -> StakingEvent | None:
+        for _ in range(4):
+            v = min(int(rng.random() * n_existing), n_existing - 1)
+            vs = state.validators[v]
+            if vs is None:
+                continue
+            i = int(rng.random() * len(vs.dels))
+            d = vs.dels[i]
+            available = d.amount - vs.min_self if i == 0 else d.amount
+            if available < 100 * ONE:
+                continue
+            if i > 0 and rng.random() < 0.3:
+                amount = available
+            else:
+                amount = max(ONE, available * (1 + int(rng.random() * 9)) // 10 // ONE * ONE)
+            msg: dict[str, object] = {
+                "delegatorAddress": d.delegator,
+                "validatorAddress": self.population[v].address,
+                "amount": amount,
+            }
+            return self._tx(state, block, index, "Undelegate", d.delegator, v, d.delegator, amount, msg)
+        return None
+
+    def _decide_collect(
+        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+    ) -> StakingEvent | None:
+        for _ in range(6):
+            v = min(int(rng.random() * n_existing), n_existing - 1)
+            vs = state.validators[v]
+            if vs is None:
+                continue
+            i = int(rng.random() * len(vs.dels))
+            d = vs.dels[i]
+            if d.reward + self._pending(vs, info, v, block, d, i == 0) <= 0:
+                continue
+            msg: dict[str, object] = {"delegatorAddress": d.delegator}
+            return self._tx(state, block, index, "CollectRewards", d.delegator, v, d.delegator, 0, msg)
+        return None
+
+    def _decide_edit(
+        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+    ) -> StakingEvent | None:
+        v: int | None = None
+        if rng.random() < 0.5:
+            inactive = [
+                i
+                for i in range(n_existing)
+                if (vs_i := state.validators[i]) is not None and not vs_i.active and not vs_i.banned
+            ]
+            if inactive:
+                v = inactive[int(rng.random() * len(inactive))]
+        if v is None:
+            v = self._pick_validator(state, rng, n_existing, popular=False)
+        if v is None:
+            return None
+        vs = state.validators[v]
+        assert vs is not None
+        st = self.population[v]
+        new_rate: int | None = None
+        if rng.random() < 0.5 and vs.last_rate_epoch != info.epoch:
+            steps = max(1, st.max_change_rate // (ONE // 100))
+            delta = (1 + int(rng.random() * steps)) * (ONE // 100)
+            candidate = vs.rate + delta if rng.random() < 0.5 else vs.rate - delta
+            candidate = min(max(candidate, 0), st.max_rate)
+            if candidate != vs.rate:
+                new_rate = candidate
+        new_min: int | None = None
+        if rng.random() < 0.1 and vs.dels[0].amount >= 2 * vs.min_self:
+            new_min = 2 * vs.min_self
+        new_max: int | None = None
+        if rng.random() < 0.1:
+            new_max = 2 * vs.max_total
+        texts: list[tuple[str, str]] = []
+        if rng.random() < 0.3:
+            texts.append(
+                (
+                    "details",
+                    f"Update {block}: {('new servers', 'lower fees', 'moved region')[int(rng.random() * 3)]}",
+                )
+            )
+        if rng.random() < 0.1:
+            texts.append(("website", f"https://v{v}-{block}.example.org"))
+        msg: dict[str, object] = {
+            "validatorAddress": st.address,
+            "commissionRate": new_rate if new_rate is not None else 0,
+            "minSelfDelegation": new_min,
+            "maxTotalDelegation": new_max,
+            "name": "",
+            "website": "",
+            "identity": "",
+            "securityContact": "",
+            "details": "",
+            "slotPubKeyToAdd": None,
+            "slotPubKeyToRemove": None,
+            "slotKeyToAddSig": None,
+        }
+        for field, value in texts:
+            msg[field] = value
+        edit = (new_rate, new_min, new_max, tuple(texts))
+        return self._tx(state, block, index, "EditValidator", st.address, v, "", 0, msg, edit)
+
+    def _apply(self, state: _State, info: _EpochInfo, ev: StakingEvent) -> None:
+        """Apply one event (generation and replay share this: it is the only mutation)."""
+        if ev.index >= 0:
+            state.nonces[ev.sender] = state.nonces.get(ev.sender, 0) + 1
+        v = ev.validator
+        block = ev.block
+        if ev.directive == "CreateValidator":
+            st = self.population[v]
+            state.validators[v] = _VState.create(st, block, self._r_index(info, v, block))
+            state.by_delegator.setdefault(st.address, []).append(v)
+            return
+        if ev.directive == "Ban":
+            vs = state.validators[v]
+            assert vs is not None
+            vs.banned = True
+            return
+        if ev.directive == "CollectRewards":
+            for w in state.by_delegator.get(ev.delegator, ()):
+                ws = state.validators[w]
+                assert ws is not None
+                self._settle(ws, info, w, block)
+                for d in ws.dels:
+                    if d.delegator == ev.delegator:
+                        d.reward = 0
+            return
+        vs = state.validators[v]
+        assert vs is not None
+        self._settle(vs, info, v, block)
+        if ev.directive == "Delegate":
+            for d in vs.dels:
+                if d.delegator == ev.delegator:
+                    d.amount += ev.amount
+                    break
+            else:
+                vs.dels.append(_Del(ev.delegator, ev.amount, 0, []))
+                state.by_delegator.setdefault(ev.delegator, []).append(v)
+        elif ev.directive == "Undelegate":
+            for d in vs.dels:
+                if d.delegator == ev.delegator:
+                    d.amount -= ev.amount
+                    if d.undels and d.undels[-1][1] == info.epoch:
+                        d.undels[-1][0] += ev.amount
+                    else:
+                        d.undels.append([ev.amount, info.epoch])
+                    break
+        elif ev.directive == "EditValidator":
+            assert ev.edit is not None
+            new_rate, new_min, new_max, texts = ev.edit
+            if new_rate is not None:
+                vs.rate = new_rate
+                vs.last_rate_epoch = info.epoch
+            if new_min is not None:
+                vs.min_self = new_min
+            if new_max is not None:
+                vs.max_total = new_max
+            for field, value in texts:
+                setattr(vs, field, value)
+            vs.update_height = block
+            vs.active = True
+
+    def _transition(self, state: _State, info: _EpochInfo) -> None:
+        """End of ``info.epoch``: uptime boots and release of matured undelegations."""
+        for v in info.elected:
+            vs = state.validators[v]
+            if vs is not None and info.signed[v] * 100 < UPTIME_PERCENT * info.to_sign[v]:
+                vs.active = False
+        nxt = info.epoch + 1
+        for vs in state.validators:
+            if vs is None:
+                continue
+            for d in vs.dels:
+                if d.undels and d.undels[0][1] + LOCK_EPOCHS <= nxt:
+                    d.undels = [u for u in d.undels if u[1] + LOCK_EPOCHS > nxt]
+
+    # ------------------------------------------------------------------ signing
+    def matrix(self, shard: int, epoch: int) -> npt.NDArray[np.bool_]:
+        """Signed flags of epoch ``epoch`` on ``shard``: rows = blocks, columns = validators."""
+        key = (shard, epoch)
+        m = self._matrices.get(key)
+        if m is not None:
+            self._matrices.move_to_end(key)
+            return m
+        m = self._build_matrix(self.info(epoch), shard)
+        self._matrices[key] = m
+        if len(self._matrices) > _MATRIX_LRU:
+            self._matrices.popitem(last=False)
+        return m
+
+    def _build_matrix(self, info: _EpochInfo, shard: int) -> npt.NDArray[np.bool_]:
+        cols = info.columns[shard]
+        seq = np.random.SeedSequence(self._codec.seed_words(_TAG_SIGN, shard, info.epoch))
+        rng = np.random.Generator(np.random.PCG64(seq))
+        m = rng.random((self._length, len(cols))) < info.p_sign[cols][None, :]
+        if cols:
+            views = self._view_ids(shard, info.first, info.first + self._length)
+            keys = info.committee_owner[shard]
+            leader_cols = [info.column_of[shard][keys[int(x) % len(keys)]] for x in views]
+            m[np.arange(self._length), leader_cols] = True
+        return m
+
+    def _count_signatures(self, info: _EpochInfo) -> None:
+        n = len(self.population)
+        to_sign = np.zeros(n, dtype=np.int64)
+        signed = np.zeros(n, dtype=np.int64)
+        for s in range(self._n_shards):
+            cols = info.columns[s]
+            if not cols:
+                continue
+            m = self._build_matrix(info, s)
+            self._matrices[(s, info.epoch)] = m
+            if len(self._matrices) > _MATRIX_LRU:
+                self._matrices.popitem(last=False)
+            idx = np.asarray(cols, dtype=np.int64)
+            to_sign[idx] += self._length
+            signed[idx] += m.sum(axis=0)
+        info.to_sign = to_sign
+        info.signed = signed
+
+    def leader(self, shard: int, number: int, view_id: int) -> str:
+        """Address of the validator whose key leads view ``view_id`` of block ``number``."""
+        info = self.info(number // self._length)
+        owners = info.committee_owner[shard]
+        if not owners:
+            return ZERO_ADDRESS
+        return self.population[owners[view_id % len(owners)]].address
+
+    def signers(self, shard: int, number: int) -> tuple[str, ...]:
+        """Addresses of the validators that signed block ``number`` on ``shard``."""
+        e = number // self._length
+        info = self.info(e)
+        row = self.matrix(shard, e)[number - info.first]
+        cols = info.columns[shard]
+        return tuple(self.population[cols[c]].address for c in np.flatnonzero(row).tolist())
+
+    def commit_bitmap(self, shard: int, number: int) -> bytes:
+        """The commit bitmap of block ``number``: bit i (LSB first) set when committee key i signed."""
+        e = number // self._length
+        info = self.info(e)
+        row = self.matrix(shard, e)[number - info.first]
+        col_of = info.column_of[shard]
+        bits = [bool(row[col_of[v]]) for v in info.committee_owner[shard]]
+        out = bytearray((len(bits) + 7) // 8)
+        for i, bit in enumerate(bits):
+            if bit:
+                out[i // 8] |= 1 << (i % 8)
+        return bytes(out)
+
+    # ------------------------------------------------------------------ events access
+    def events_at(self, block: int) -> list[StakingEvent]:
+        """Staking transactions (not bans) of shard-0 block ``block``, in block order."""
+        info = self.info(block // self._length)
+        lo = bisect.bisect_left(info.event_blocks, block)
+        hi = bisect.bisect_right(info.event_blocks, block)
+        return [ev for ev in info.events[lo:hi] if ev.index >= 0]
+
+    def staking_count(self, sender: str, block: int) -> int:
+        """Staking transactions ``sender`` sent in blocks ``<= block``."""
+        self.info(block // self._length)
+        blocks = self._sent.get(sender)
+        return bisect.bisect_right(blocks, block) if blocks else 0
+
+    def index_of(self, address: str) -> int | None:
+        """Population index of a validator address, or ``None``."""
+        return self._index.get(address)
+
+    # ------------------------------------------------------------------ states
+    def _epoch_start_state(self, e: int) -> _State:
+        self.info(e)
+        if e in self._checkpoints:
+            return self._checkpoints[e]
+        cached = self._state_lru.get(e)
+        if cached is not None:
+            self._state_lru.move_to_end(e)
+            return cached
+        base = e - e % CHECKPOINT_EVERY
+        state = self._checkpoints[base].copy()
+        for k in range(base, e):
+            info = self._infos[k]
+            for ev in info.events:
+                self._apply(state, info, ev)
+            self._transition(state, info)
+        self._state_lru[e] = state
+        if len(self._state_lru) > _STATE_LRU:
+            self._state_lru.popitem(last=False)
+        return state
+
+    def state_at(self, block: int) -> _State:
+        """The staking state after block ``block``, every validator settled at ``block``."""
+        cached = self._block_state_lru.get(block)
+        if cached is not None:
+            self._block_state_lru.move_to_end(block)
+            return cached
+        e = block // self._length
+        info = self.info(e)
+        state = self._epoch_start_state(e).copy()
+        hi = bisect.bisect_right(info.event_blocks, block)
+        for ev in info.events[:hi]:
+            self._apply(state, info, ev)
+        for v, vs in enumerate(state.validators):
+            if vs is not None:
+                self._settle(vs, info, v, block)
+        self._block_state_lru[block] = state
+        if len(self._block_state_lru) > 4:
+            self._block_state_lru.popitem(last=False)
+        return state
+
+    # ------------------------------------------------------------------ snapshots
+    def _metrics(
+        self, info: _EpochInfo
+    ) -> tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]:
+        """Per elected validator: (key index, shard, group units, eff18, raw18); and winning eff18."""
+        raw: dict[int, int] = {}
+        all_raw: list[int] = []
+        for v, ks in info.elected.items():
+            raw[v] = info.stake[v] * ONE // len(self.population[v].keys)
+            all_raw.extend([raw[v]] * len(ks))
+        all_raw.sort()
+        mid = len(all_raw) // 2
+        median = all_raw[mid] if len(all_raw) % 2 else (all_raw[mid - 1] + all_raw[mid]) // 2
+        lo, hi = median * 85 // 100, median * 115 // 100
+        eff = {v: min(max(r, lo), hi) for v, r in raw.items()}
+        out: dict[int, list[tuple[int, int, int, int, int]]] = {v: [] for v in info.elected}
+        winning = {v: eff[v] * len(ks) for v, ks in info.elected.items()}
+        for s in range(self._n_shards):
+            owners = info.committee_owner[s]
+            if not owners:
+                continue
+            effs = [eff[v] for v in owners]
+            total = sum(effs)
+            unit = 10**18
+            floors = [x * unit // total for x in effs]
+            rema = [x * unit % total for x in effs]
+            missing = unit - sum(floors)
+            order = sorted(range(len(effs)), key=lambda i: (-rema[i], i))
+            for i in order[:missing]:
+                floors[i] += 1
+            keys_of: dict[int, list[int]] = {}
+            for i, v in enumerate(owners):
+                keys_of.setdefault(v, []).append(i)
+            for v, positions in keys_of.items():
+                shard_keys = [k for k in info.elected[v] if self.population[v].key_shards[k] == s]
+                for k, pos in zip(shard_keys, positions, strict=True):
+                    out[v].append((k, s, floors[pos], eff[v], raw[v]))
+        return out, winning
+
+    def _block_view(self, block: int) -> _BlockView:
+        """State, partial signing counters and voting power for snapshots at ``block`` (cached)."""
+        view = self._views.get(block)
+        if view is not None:
+            self._views.move_to_end(block)
+            return view
+        e = block // self._length
+        info = self.info(e)
+        state = self.state_at(block)
+        row = block - info.first
+        partial_signed = np.zeros(len(self.population), dtype=np.int64)
+        partial_to_sign = np.zeros(len(self.population), dtype=np.int64)
+        for s in range(self._n_shards):
+            cols = info.columns[s]
+            if cols:
+                idx = np.asarray(cols, dtype=np.int64)
+                partial_signed[idx] += self.matrix(s, e)[: row + 1].sum(axis=0)
+                partial_to_sign[idx] += row + 1
+        metrics, winning = self._epoch_metrics(info)
+        view = _BlockView(info, state, partial_signed, partial_to_sign, metrics, winning)
+        self._views[block] = view
+        if len(self._views) > _VIEW_LRU:
+            self._views.popitem(last=False)
+        return view
+
+    def _epoch_metrics(
+        self, info: _EpochInfo
+    ) -> tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]:
+        cached = self._metric_cache.get(info.epoch)
+        if cached is None:
+            cached = self._metrics(info)
+            self._metric_cache[info.epoch] = cached
+            if len(self._metric_cache) > _VIEW_LRU:
+                self._metric_cache.popitem(last=False)
+        else:
+            self._metric_cache.move_to_end(info.epoch)
+        return cached
+
+    def snapshot(self, v: int, block: int) -> ValidatorSnapshot | None:
+        """Snapshot of validator ``v`` at ``block``, ``None`` if it does not exist there."""
+        st = self.population[v]
+        if st.creation_height > block:
+            return None
+        view = self._block_view(block)
+        vs = view.state.validators[v]
+        assert vs is not None
+        return self._snapshot(v, st, vs, view, block)
+
+    def snapshots(self, block: int) -> list[ValidatorSnapshot]:
+        """Snapshots at ``block`` of every validator existing there, in creation order."""
+        view = self._block_view(block)
+        out: list[ValidatorSnapshot] = []
+        for v, st in enumerate(self.population):
+            vs = view.state.validators[v]
+            if vs is None or st.creation_height > block:
+                continue
+            out.append(self._snapshot(v, st, vs, view, block))
+        return out
+
+    def _snapshot(
+        self,
+        v: int,
+        st: ValidatorStatic,
+        vs: _VState,
+        view: _BlockView,
+        block: int,
+    ) -> ValidatorSnapshot:
+        info = view.info
+        metrics, winning = view.metrics, view.winning
+        partial_signed, partial_to_sign = view.partial_signed, view.partial_to_sign
+        e = info.epoch
+        elected = v in info.elected
+        signed = int(partial_signed[v])
+        to_sign = int(partial_to_sign[v])
+        pct = (
+            (Decimal(signed) / Decimal(to_sign)).quantize(_D18, rounding=ROUND_HALF_EVEN)
+            if to_sign
+            else _ZERO18
+        )
+        epochs = self._elected_epochs[v]
+        past = epochs[max(0, bisect.bisect_left(epochs, e) - STATS_WINDOW) : bisect.bisect_left(epochs, e)]
+        has_stats = elected or bool(past)
+        epoch_apr: tuple[tuple[int, Decimal], ...] | None = None
+        epoch_blocks: tuple[tuple[int, int, int], ...] | None = None
+        apr = _ZERO18
+        if past:
+            entries = []
+            blocks = []
+            for k in past:
+                pk = self._infos[k]
+                entries.append((k, dec18(pk.rho[v] * BLOCKS_PER_YEAR * ONE // SCALE)))
+                blocks.append((k, int(pk.to_sign[v]), int(pk.signed[v])))
+            epoch_apr = tuple(entries)
+            epoch_blocks = tuple(blocks)
+            apr = entries[-1][1]
+        last_in_committee = e if elected else (past[-1] if past else 0)
+        metric_objs: tuple[BlsKeyMetric, ...] | None = None
+        winning_stake: Decimal | None = None
+        if elected:
+            n_elected = len(info.elected[v])
+            earned = info.stake[v] * info.rho[v] * (block - info.first + 1) // SCALE // n_elected
+            metric_objs = tuple(
+                BlsKeyMetric(
+                    key=st.keys[k],
+                    shard_id=s,
+                    group_percent=dec18(units),
+                    overall_percent=dec18(units),
+                    effective_stake=dec18(eff),
+                    raw_stake=dec18(raw),
+                    earned_reward=earned,
+                )
+                for k, s, units, eff, raw in metrics[v]
+            )
+            winning_stake = dec18(winning[v])
+        if vs.banned:
+            epos_status = BANNED
+            active_status = BANNED
+        else:
+            active_status = "active" if vs.active else "inactive"
+            if elected:
+                epos_status = _EPOS_ELECTED
+            elif vs.active and vs.dels[0].amount >= vs.min_self:
+                epos_status = _EPOS_ELIGIBLE
+            else:
+                epos_status = _EPOS_NOT_ELIGIBLE
+        if elected:
+            booted: str | None = None
+        elif not has_stats:
+            booted = _BOOT_NOT_BOOTED
+        elif vs.banned:
+            booted = BANNED
+        elif not vs.active:
+            booted = _BOOT_INACTIVE
+        else:
+            booted = _BOOT_LOST
+        delegations = tuple(
+            Delegation(
+                delegator=d.delegator,
+                amount=d.amount,
+                reward=d.reward,
+                undelegations=tuple(Undelegation(amount=a, epoch=ep) for a, ep in d.undels),
+            )
+            for d in vs.dels
+        )
+        return ValidatorSnapshot(
+            snapshot_block=block,
+            snapshot_epoch=e,
+            address=st.address,
+            name=vs.name,
+            identity=vs.identity,
+            website=vs.website,
+            security_contact=vs.security_contact,
+            details=vs.details,
+            bls_keys=st.keys,
+            rate=dec18(vs.rate),
+            max_rate=dec18(st.max_rate),
+            max_change_rate=dec18(st.max_change_rate),
+            min_self_delegation=vs.min_self,
+            max_total_delegation=vs.max_total,
+            update_height=vs.update_height,
+            creation_height=st.creation_height,
+            last_epoch_in_committee=last_in_committee,
+            delegations=delegations,
+            total_delegation=sum(d.amount for d in delegations),
+            currently_in_committee=elected,
+            epos_status=epos_status,
+            epos_winning_stake=winning_stake,
+            booted_status=booted,
+            active_status=active_status,
+            banned=vs.banned,
+            current_epoch_signed=signed,
+            current_epoch_to_sign=to_sign,
+            current_epoch_signing_percentage=pct,
+            lifetime_signed=int(info.life_signed[v]) + signed,
+            lifetime_to_sign=int(info.life_to_sign[v]) + to_sign,
+            reward_accumulated=vs.reward_acc,
+            apr=apr,
+            epoch_apr=epoch_apr,
+            metrics=metric_objs,
+            epoch_blocks=epoch_blocks,
+        )
+
+    def validator_addresses(self, head: int) -> list[str]:
+        """Validators created at or before ``head``, in creation order."""
+        return [st.address for st in self.population[: bisect.bisect_right(self._heights, head)]]
+
+    def exists_at(self, v: int, block: int) -> bool:
+        """Whether validator ``v`` exists at ``block``."""
+        return self._heights[v] <= block

@@ -1,0 +1,474 @@
+"""A deterministic simulated Harmony chain: the devnet's generator and ground truth.
+
+:class:`Chain` produces the format-free objects of :mod:`hmyframe.devnet.model` from a
+seed. It is lazy: constructing a chain of any length costs almost nothing; blocks are
+generated when asked for and kept in a bounded LRU.
+
+How it is built (see the ``_gen_*`` modules):
+
+* a per-shard numpy **skeleton**, generated in fixed segments of 512 blocks keyed by
+  segment index: transactions per block (many empty or small blocks, a long tail, rare
+  bursts of ~100), sender (a Zipf-like population of 30,000 accounts), nonce (cumulative
+  count per sender and shard), kind (transfer, cross-shard transfer, contract call,
+  reverted call, contract creation) and view id (occasional view changes);
+* per block, everything else (values, receivers, gas, call data, signatures, trace trees)
+  from one ``random.Random`` seeded by a keyed digest of ``(shard, number)``;
+* the **staking engine**, processing epochs in order: elections, staking transactions on
+  shard 0, who signed each block, uptime boots, rewards (see
+  :mod:`hmyframe.devnet._gen_staking`);
+* **self-locating identifiers**: every block / transaction / staking-transaction hash and
+  every account address encodes its own location under a keyed, verified pad, so lookups
+  are O(1) without any index and unknown hashes are rejected.
+
+Because the skeleton extends segment by segment and every block is a function of
+``(seed, parameters, shard, number)`` only, ``Chain(blocks=N).mine(k)`` yields exactly the
+blocks of ``Chain(blocks=N + k)``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from hmyframe.devnet._gen_block import BlockFactory
+from hmyframe.devnet._gen_codec import (
+    ADDR_DELEGATOR,
+    ADDR_EOA,
+    ADDR_VALIDATOR,
+    HASH_BLOCK,
+    HASH_ETH,
+    HASH_MISC,
+    HASH_STAKING,
+    HASH_TX,
+    Codec,
+    hex_bytes,
+)
+from hmyframe.devnet._gen_population import build_population
+from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
+from hmyframe.devnet._gen_staking import StakingEngine
+from hmyframe.devnet.model import (
+    Block,
+    CxProof,
+    CxReceipt,
+    StakingTransaction,
+    Transaction,
+    ValidatorSnapshot,
+)
+from hmyframe.errors import AddressError, ConfigError, short_repr
+
+__all__ = ["BLOCK_TIME", "CX_PENDING_BLOCKS", "Chain"]
+
+BLOCK_TIME: Final = 2
+#: Cross-shard receipts from a source shard's last ``CX_PENDING_BLOCKS`` blocks (head
+#: included) are still pending on the destination shard.
+CX_PENDING_BLOCKS: Final = 3
+_MAX_SHARDS: Final = 16
+_BLOCK_LRU: Final = 1024
+_TAG_CX: Final = 0x4358
+_HEX = frozenset("0123456789abcdef")
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ConfigError(f"{name} must be an integer, got {short_repr(value)}")
+    number = int(value)
+    if number < low or (high is not None and number > high):
+        bound = f"between {low} and {high}" if high is not None else f">= {low}"
+        raise ConfigError(f"{name}={number} is out of range: expected {bound}")
+    return number
+
+
+def _hex_string(name: str, value: object, n_bytes: int) -> str:
+    """``value`` lower-cased if it is ``0x`` + ``2 * n_bytes`` hex digits, else ConfigError."""
+    if isinstance(value, str):
+        text = value.lower()
+        if len(text) == 2 + 2 * n_bytes and text.startswith("0x") and _HEX.issuperset(text[2:]):
+            return text
+    raise ConfigError(f"{name} {short_repr(value)} is not a 0x-prefixed {2 * n_bytes}-hex-digit string")
+
+
+def _address(value: object) -> str:
+    if isinstance(value, str):
+        text = value.lower()
+        if len(text) == 42 and text.startswith("0x") and _HEX.issuperset(text[2:]):
+            return text
+    raise AddressError(value, "the devnet chain takes 0x-prefixed 40-hex-digit addresses")
+
+
+class Chain:
+    """A deterministic, lazily generated Harmony network of ``shards`` shards.
+
+    Parameters
+    ----------
+    seed
+        Any integer; the same seed and parameters give identical objects.
+    shards
+        Number of shards (1 to 16).
+    blocks
+        Initial number of blocks per shard (the head is ``blocks - 1``).
+    epoch_length
+        Blocks per epoch (the same numbering on every shard).
+    validators
+        Size of the validator population (most created at genesis, about 12 % later).
+    genesis_time
+        Unix time of block 0; block ``n`` is at ``genesis_time + 2 * view_id``.
+
+    Raises
+    ------
+    ConfigError
+        A parameter is not an integer or is out of range.
+
+    Examples
+    --------
+    >>> chain = Chain(seed=1, blocks=50, validators=40)
+    >>> chain.head(0)
+    49
+    >>> chain.block(0, 10).parent_hash == chain.block(0, 9).hash
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        shards: int = 2,
+        blocks: int = 2000,
+        epoch_length: int = 200,
+        validators: int = 300,
+        genesis_time: int = 1_767_225_600,
+    ) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
+        self.seed: int = int(seed)
+        self.n_shards: int = _check_int("shards", shards, 1, _MAX_SHARDS)
+        blocks = _check_int("blocks", blocks, 1)
+        self.epoch_length: int = _check_int("epoch_length", epoch_length, 2)
+        self.n_validators: int = _check_int("validators", validators, max(4, 2 * self.n_shards))
+        self.genesis_time: int = _check_int("genesis_time", genesis_time, 0)
+        self.block_time: int = BLOCK_TIME
+        self._head = blocks - 1
+        material = f"hmyframe-devnet|{self.seed}|{self.n_shards}|{self.epoch_length}|{self.n_validators}|{self.genesis_time}"
+        self._codec = Codec(material.encode())
+        self._skeletons = [Skeleton(self._codec, s, self.n_shards) for s in range(self.n_shards)]
+        self._factory = BlockFactory(
+            self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length
+        )
+        self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
+        self._engine = StakingEngine(
+            self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
+        )
+        self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
+
+    def __repr__(self) -> str:
+        return (
+            f"Chain(seed={self.seed}, shards={self.n_shards}, blocks={self._head + 1}, "
+            f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time})"
+        )
+
+    # ------------------------------------------------------------------ validation
+    def _shard(self, shard: object) -> int:
+        return _check_int("shard", shard, 0, self.n_shards - 1)
+
+    def _number(self, number: object, name: str = "number") -> int:
+        return _check_int(name, number, 0, self._head)
+
+    # ------------------------------------------------------------------ structure
+    def head(self, shard: int) -> int:
+        """Highest block number of ``shard`` (every shard has the same head).
+
+        Raises
+        ------
+        ConfigError
+            ``shard`` is not a shard of this chain.
+        """
+        self._shard(shard)
+        return self._head
+
+    def mine(self, n: int = 1) -> None:
+        """Extend every shard by ``n`` blocks (``n >= 0``).
+
+        The new blocks are exactly those a chain created with ``n`` more blocks has.
+        """
+        self._head += _check_int("n", n, 0)
+
+    def epoch_of(self, number: int) -> int:
+        """Epoch of block ``number`` (``number // epoch_length``; ``number >= 0``)."""
+        return _check_int("number", number, 0) // self.epoch_length
+
+    def epoch_first_block(self, epoch: int) -> int:
+        """First block number of ``epoch`` (``epoch >= 0``)."""
+        return _check_int("epoch", epoch, 0) * self.epoch_length
+
+    def _view_ids(self, shard: int, start: int, stop: int) -> npt.NDArray[np.int64]:
+        skeleton = self._skeletons[shard]
+        parts: list[npt.NDArray[np.int64]] = []
+        n = start
+        while n < stop:
+            seg = skeleton.segment_of(n)
+            i0 = n - seg.start
+            i1 = min(stop - seg.start, SEGMENT)
+            parts.append(seg.view_ids[i0:i1])
+            n = seg.start + i1
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    # ------------------------------------------------------------------ blocks
+    def block(self, shard: int, number: int) -> Block:
+        """Block ``number`` of ``shard`` with its transactions and staking transactions.
+
+        Parameters
+        ----------
+        shard
+            ``0 <= shard < n_shards``.
+        number
+            ``0 <= number <= head``.
+
+        Raises
+        ------
+        ConfigError
+            ``shard`` or ``number`` out of range.
+        """
+        return self._block(self._shard(shard), self._number(number))
+
+    def _block(self, shard: int, number: int) -> Block:
+        key = (shard, number)
+        cached = self._blocks.get(key)
+        if cached is not None:
+            self._blocks.move_to_end(key)
+            return cached
+        seg = self._skeletons[shard].segment_of(number)
+        view_id = int(seg.view_ids[number - seg.start])
+        leader = self._engine.leader(shard, number, view_id)
+        events = self._engine.events_at(number) if shard == 0 and number > 0 else []
+        block = self._factory.build(shard, number, seg, leader, events)
+        self._blocks[key] = block
+        if len(self._blocks) > _BLOCK_LRU:
+            self._blocks.popitem(last=False)
+        return block
+
+    def iter_blocks(self, shard: int, start: int, end: int) -> Iterator[Block]:
+        """Blocks ``start .. end`` (inclusive) of ``shard``, in order."""
+        self._shard(shard)
+        self._number(start, "start")
+        self._number(end, "end")
+        for number in range(start, end + 1):
+            yield self._block(shard, number)
+
+    def iter_transactions(self, shard: int, start: int, end: int) -> Iterator[Transaction]:
+        """Plain transactions of blocks ``start .. end`` (inclusive) of ``shard``, in order."""
+        for block in self.iter_blocks(shard, start, end):
+            yield from block.transactions
+
+    def genesis_hash(self, shard: int) -> str:
+        """Hash of block 0 of ``shard``."""
+        return self._factory.block_hash(self._shard(shard), 0)
+
+    def block_by_hash(self, block_hash: str) -> Block | None:
+        """The block with this hash (any shard, any case), ``None`` if unknown or beyond head.
+
+        Raises
+        ------
+        ConfigError
+            ``block_hash`` is not a 0x-prefixed 64-hex-digit string.
+        """
+        loc = self._codec.decode_hash(_hex_string("block hash", block_hash, 32))
+        if loc is None:
+            return None
+        kind, shard, number, index, sub = loc
+        if kind != HASH_BLOCK or shard >= self.n_shards or number > self._head or index or sub:
+            return None
+        return self._block(shard, number)
+
+    # ------------------------------------------------------------------ transactions
+    def _locate(self, text: str, name: str, want: int) -> tuple[Block, int] | None:
+        loc = self._codec.decode_hash(_hex_string(name, text, 32))
+        if loc is None:
+            return None
+        kind, shard, number, index, sub = loc
+        if kind != want or shard >= self.n_shards or number > self._head or sub:
+            return None
+        if want == HASH_STAKING and shard != 0:
+            return None
+        return self._block(shard, number), index
+
+    def find_transaction(self, tx_hash: str) -> Transaction | None:
+        """The plain transaction with this Harmony hash (any shard, any case), else ``None``.
+
+        Raises
+        ------
+        ConfigError
+            ``tx_hash`` is not a 0x-prefixed 64-hex-digit string.
+        """
+        found = self._locate(tx_hash, "transaction hash", HASH_TX)
+        if found is None:
+            return None
+        block, index = found
+        return block.transactions[index] if index < len(block.transactions) else None
+
+    def find_transaction_by_eth_hash(self, eth_hash: str) -> Transaction | None:
+        """The plain transaction with this Ethereum-form hash (``ethHash``), else ``None``.
+
+        Raises
+        ------
+        ConfigError
+            ``eth_hash`` is not a 0x-prefixed 64-hex-digit string.
+        """
+        found = self._locate(eth_hash, "eth hash", HASH_ETH)
+        if found is None:
+            return None
+        block, index = found
+        return block.transactions[index] if index < len(block.transactions) else None
+
+    def find_staking_transaction(self, tx_hash: str) -> StakingTransaction | None:
+        """The staking transaction with this hash (shard 0), else ``None``.
+
+        Raises
+        ------
+        ConfigError
+            ``tx_hash`` is not a 0x-prefixed 64-hex-digit string.
+        """
+        found = self._locate(tx_hash, "staking transaction hash", HASH_STAKING)
+        if found is None:
+            return None
+        block, index = found
+        stxs = block.staking_transactions
+        return stxs[index] if index < len(stxs) else None
+
+    def transaction_count(self, shard: int, address: str, block: int) -> int:
+        """Account nonce of ``address`` on ``shard`` after block ``block``.
+
+        It is the number of transactions the account sent on that shard in blocks
+        ``<= block`` (plain transactions, or staking transactions on shard 0 for validator
+        and delegator accounts). Unknown accounts have nonce 0.
+
+        Raises
+        ------
+        ConfigError
+            Bad shard or block number; :class:`~hmyframe.errors.AddressError` for a
+            malformed address.
+        """
+        shard = self._shard(shard)
+        block = self._number(block, "block")
+        loc = self._codec.decode_address(_address(address))
+        if loc is None:
+            return 0
+        kind, _, a, _ = loc
+        if kind == ADDR_EOA:
+            return self._skeletons[shard].count_before(a, block)
+        if kind in (ADDR_VALIDATOR, ADDR_DELEGATOR) and shard == 0:
+            return self._engine.staking_count(address.lower(), block)
+        return 0
+
+    # ------------------------------------------------------------------ signing
+    def signers(self, shard: int, number: int) -> tuple[str, ...] | None:
+        """0x addresses of the validators whose keys signed block ``number`` of ``shard``.
+
+        In committee order, each validator once. ``None`` when ``number`` is the head
+        (the node reads the signatures from block ``number + 1``).
+
+        Raises
+        ------
+        ConfigError
+            ``shard`` or ``number`` out of range.
+        """
+        shard = self._shard(shard)
+        number = self._number(number)
+        if number + 1 > self._head:
+            return None
+        return self._engine.signers(shard, number)
+
+    def committee(self, shard: int, epoch: int) -> list[tuple[str, str]]:
+        """``(bls_key, validator_address)`` of every elected key of ``shard`` in ``epoch``.
+
+        In committee (election) order; the leader of view ``v`` is entry ``v % len``.
+        """
+        shard = self._shard(shard)
+        epoch = _check_int("epoch", epoch, 0, self._head // self.epoch_length)
+        info = self._engine.info(epoch)
+        return [
+            (key, self._population[v].address)
+            for key, v in zip(info.committee_keys[shard], info.committee_owner[shard], strict=True)
+        ]
+
+    # ------------------------------------------------------------------ validators
+    def validator_addresses(self) -> list[str]:
+        """Every validator existing at the head, in creation order (the node's state order)."""
+        return self._engine.validator_addresses(self._head)
+
+    def validator(self, address: str, block: int) -> ValidatorSnapshot | None:
+        """Snapshot of validator ``address`` (any case) at ``block``; ``None`` if absent there.
+
+        Raises
+        ------
+        ConfigError
+            ``block`` out of range; :class:`~hmyframe.errors.AddressError` for a malformed
+            address.
+        """
+        block = self._number(block, "block")
+        v = self._engine.index_of(_address(address))
+        if v is None:
+            return None
+        return self._engine.snapshot(v, block)
+
+    def validators(self, block: int) -> list[ValidatorSnapshot]:
+        """Snapshots of the validators existing at ``block``, in creation order.
+
+        Raises
+        ------
+        ConfigError
+            ``block`` out of range.
+        """
+        return self._engine.snapshots(self._number(block, "block"))
+
+    # ------------------------------------------------------------------ cross-shard
+    def pending_cx_receipts(self, shard: int) -> list[CxProof]:
+        """Cross-shard receipt proofs destined to ``shard`` and still pending at the head.
+
+        One proof per (source shard, source block) among each other shard's last
+        :data:`CX_PENDING_BLOCKS` blocks (head included) that sent something to ``shard``;
+        ordered by source shard, then block number.
+
+        Raises
+        ------
+        ConfigError
+            ``shard`` out of range.
+        """
+        shard = self._shard(shard)
+        out: list[CxProof] = []
+        for src in range(self.n_shards):
+            if src == shard:
+                continue
+            for number in range(max(1, self._head - CX_PENDING_BLOCKS + 1), self._head + 1):
+                block = self._block(src, number)
+                receipts = tuple(
+                    CxReceipt(
+                        tx_hash=tx.hash,
+                        sender=tx.sender,
+                        to=tx.to or "",
+                        shard_id=tx.shard_id,
+                        to_shard_id=tx.to_shard_id,
+                        amount=tx.value,
+                    )
+                    for tx in block.transactions
+                    if tx.to_shard_id == shard and tx.shard_id != shard
+                )
+                if not receipts:
+                    continue
+                dests = sorted({tx.to_shard_id for tx in block.transactions if tx.to_shard_id != src})
+                rng = random.Random(self._codec.seed_int(_TAG_CX, src, number))
+                out.append(
+                    CxProof(
+                        receipts=receipts,
+                        header=block,
+                        shard_ids=tuple(dests),
+                        shard_hashes=tuple(self._codec.hash(HASH_MISC, src, number, d, 1) for d in dests),
+                        receipt_hash=self._codec.hash(HASH_MISC, src, number, 0, 0),
+                        commit_sig=bytes.fromhex(hex_bytes(rng, 96)),
+                        commit_bitmap=self._engine.commit_bitmap(src, number),
+                    )
+                )
+        return out
