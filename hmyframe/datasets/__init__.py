@@ -1,0 +1,203 @@
+"""Typed datasets: raw node answers -> Arrow tables and pandas DataFrames, exact to the atto.
+
+Each dataset is one module declaring its Arrow schema once (a one-line description per column
+in the field metadata) and its conversion. :data:`DATASETS` lists them; :func:`get` looks one
+up by name.
+
+Sources (what the payloads of a dataset are; each payload is the raw JSON bytes of one JSON-RPC
+``result`` member):
+
+``blocks`` (``blocks``, ``transactions``, ``staking_transactions``, ``signers``)
+    Block objects or arrays of them (``getBlockByNumber``/``ByHash``/``getBlocks``, any
+    generation or format), loose transaction / staking-transaction objects, staking history
+    pages, or ``getBlockSigners`` address lists. Decode a chunk once with
+    :func:`decode_blocks`, then ``DATASETS[name].build(decoded, ctx)`` for each table.
+``traces`` (``traces``)
+    ``trace_block`` / ``trace_transaction`` results (arrays or ``null``). Build the context
+    with :func:`traces_context` from the decoded blocks so Harmony hashes can be resolved.
+``validators`` (``validators``, ``voting_power``, ``delegations``, ``undelegations``)
+    Validator-information pages (arrays, ``[]`` allowed, early-2020 wrapped elements, single
+    objects). A validator repeated across pages is kept once (first occurrence).
+``cx_receipts``, ``shards``, ``tx_counts``
+    ``getPendingCXReceipts`` / ``getCXReceiptByHash``, ``getShardingStructure``, and
+    ``getTransactionCount`` answers (with ``ctx.addresses_blocks``).
+
+Exact amounts are ``decimal128(38, 0)``: integers below 10**38 (total supply is ~1.3e28 atto,
+29 digits); a larger value raises :class:`~hmyframe.errors.ResponseShapeError` naming the
+field. ``numeric.Dec`` stakes (effective / raw stake, EPoS winning stake) carry 18 fractional
+digits of an atto and are rounded half-even to the whole atto. Ratios are ``float64`` with the
+exact 18-decimal text kept beside commission rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+import pyarrow as pa
+
+from hmyframe.errors import ConfigError, short_repr
+
+from . import (
+    blocks,
+    cx_receipts,
+    delegations,
+    shards,
+    signers,
+    staking_transactions,
+    traces,
+    transactions,
+    tx_counts,
+    undelegations,
+    validators,
+    voting_power,
+)
+from ._base import AMOUNT, SHARED, TIMESTAMP, ConvertContext, Dataset, Source, describe, schema_fingerprint
+from ._convert import Bad, parse_int
+from ._decode import DecodedBlocks, DecodedTraces, Tx, decode_blocks, decode_json, decode_traces
+from ._validators import DecodedValidators, decode_validators
+
+__all__ = [
+    "AMOUNT",
+    "DATASETS",
+    "SHARED",
+    "TIMESTAMP",
+    "ConvertContext",
+    "Dataset",
+    "DecodedBlocks",
+    "DecodedTraces",
+    "DecodedValidators",
+    "Source",
+    "decode_blocks",
+    "decode_json",
+    "decode_traces",
+    "decode_validators",
+    "describe",
+    "get",
+    "schema_fingerprint",
+    "to_pandas",
+    "traces_context",
+]
+
+#: Every dataset, by name (the name is also the CLI word and the cache token).
+DATASETS: dict[str, Dataset] = {
+    m.DATASET.name: m.DATASET
+    for m in (
+        blocks,
+        transactions,
+        staking_transactions,
+        signers,
+        traces,
+        validators,
+        voting_power,
+        delegations,
+        undelegations,
+        cx_receipts,
+        shards,
+        tx_counts,
+    )
+}
+
+
+def get(name: str) -> Dataset:
+    """Return the dataset called ``name``.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`DATASETS` (``"blocks"``, ``"transactions"``...).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ConfigError
+        If there is no such dataset; the message lists the valid names.
+    """
+    try:
+        return DATASETS[name]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown dataset {short_repr(name)}; valid names: {', '.join(DATASETS)}") from None
+
+
+def to_pandas(table: pa.Table) -> pd.DataFrame:
+    """Convert a dataset table to pandas with ``pd.ArrowDtype`` for every column.
+
+    The Arrow schema is then the pandas dtype: decimals stay exact, timestamps keep UTC, and
+    ``df.to_parquet()`` / ``pd.read_parquet(..., dtype_backend="pyarrow")`` round-trips the
+    dtypes unchanged.
+
+    Parameters
+    ----------
+    table
+        A table produced by :meth:`Dataset.convert` / :meth:`Dataset.build` (or read back
+        from the cache).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    if not isinstance(table, pa.Table):
+        raise ConfigError(f"to_pandas() needs a pyarrow.Table, got {short_repr(table)}")
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def traces_context(
+    decoded: DecodedBlocks,
+    shard_id: int,
+    requested_tx_hash: str | None = None,
+) -> ConvertContext:
+    """Context for the ``traces`` dataset from the decoded blocks that were traced.
+
+    Parameters
+    ----------
+    decoded
+        :func:`decode_blocks` output for the same blocks, fetched with full transactions.
+    shard_id
+        Shard of the trace node.
+    requested_tx_hash
+        For ``trace_transaction`` payloads: the hash that was asked for.
+
+    Returns
+    -------
+    ConvertContext
+        With ``tx_hashes`` (Ethereum-form hash -> Harmony hash) and ``tx_positions``
+        (``(block_number, transaction_index)`` -> Harmony hash) for every full transaction.
+    """
+    if not isinstance(decoded, DecodedBlocks):
+        raise ConfigError(f"traces_context() needs decode_blocks() output, got {short_repr(decoded)}")
+    tx_hashes: dict[str, str] = {}
+    positions: dict[tuple[int, int], str] = {}
+    for tx, number, index in _full_transactions(decoded):
+        if not isinstance(tx.hash, str):
+            continue
+        harmony = tx.hash.lower()
+        if isinstance(tx.ethHash, str):
+            tx_hashes[tx.ethHash.lower()] = harmony
+        if number is not None and index is not None:
+            positions[(number, index)] = harmony
+    return ConvertContext(
+        shard_id=shard_id, tx_hashes=tx_hashes, tx_positions=positions, requested_tx_hash=requested_tx_hash
+    )
+
+
+def _full_transactions(decoded: DecodedBlocks) -> Iterable[tuple[Tx, int | None, int | None]]:
+    def number(v: object) -> int | None:
+        try:
+            return None if v is None else parse_int(v)
+        except Bad:  # a malformed number cannot be a key; the traces build reports it
+            return None
+
+    for block in decoded.blocks:
+        for tx in block.transactions or ():
+            if not isinstance(tx, str):
+                yield (
+                    tx,
+                    number(tx.blockNumber if tx.blockNumber is not None else block.number),
+                    number(tx.transactionIndex),
+                )
+    for tx in decoded.txs:
+        if not isinstance(tx, str):
+            yield tx, number(tx.blockNumber), number(tx.transactionIndex)

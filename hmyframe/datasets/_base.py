@@ -1,0 +1,314 @@
+"""The :class:`Dataset` record, the :class:`ConvertContext` and the shared column definitions.
+
+Every dataset module declares its Arrow schema once with :func:`column` / :func:`shared`; the
+one-line description of each column lives in the field metadata under ``b"description"``.
+Columns that mean the same thing in several tables (``block_number``, ``shard_id``,
+``timestamp``...) are defined once here in :data:`SHARED` so they have the same name, type and
+description everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from hmyframe.errors import ConfigError, short_repr
+
+__all__ = [
+    "AMOUNT",
+    "SHARED",
+    "TIMESTAMP",
+    "ConvertContext",
+    "Dataset",
+    "Source",
+    "column",
+    "describe",
+    "schema_fingerprint",
+    "shared",
+]
+
+Source = Literal["blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts"]
+SOURCES: tuple[Source, ...] = ("blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts")
+
+#: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
+AMOUNT = pa.decimal128(38, 0)
+#: Block time; Parquet keeps milliseconds unchanged.
+TIMESTAMP = pa.timestamp("ms", tz="UTC")
+_DESCRIPTION = b"description"
+
+
+def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
+    """Declare one column: a nullable Arrow field carrying its one-line description.
+
+    Parameters
+    ----------
+    name
+        snake_case column name.
+    type_
+        Arrow type.
+    description
+        One line saying what the column holds (shown by ``hmyframe schema`` and the README).
+
+    Returns
+    -------
+    pyarrow.Field
+    """
+    if not description or "\n" in description:
+        raise ConfigError(f"column {name!r} needs a one-line description, got {description!r}")
+    return pa.field(name, type_, nullable=True, metadata={_DESCRIPTION: description.encode()})
+
+
+def describe(f: pa.Field) -> str:
+    """The one-line description stored in a field's metadata (``""`` if none)."""
+    meta = f.metadata or {}
+    raw = meta.get(_DESCRIPTION, b"")
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+#: Columns shared by several tables: same name, type and description everywhere.
+SHARED: dict[str, pa.Field] = {
+    f.name: f
+    for f in (
+        column("block_number", pa.int64(), "Block number (height) on its shard; null for a pending entry."),
+        column("block_hash", pa.string(), "0x hash of the block; null for a pending entry."),
+        column("shard_id", pa.int32(), "Shard the row belongs to (the shard whose node answered)."),
+        column("timestamp", TIMESTAMP, "Block time (UTC, from the block header's unix seconds)."),
+        column("epoch", pa.int64(), "Epoch number."),
+        column("transaction_hash", pa.string(), "0x Harmony hash of the transaction."),
+        column(
+            "transaction_index", pa.int64(), "Position of the transaction in its block; null when pending."
+        ),
+        column("from_address", pa.string(), "Sender, one1 bech32."),
+        column("from_address_hex", pa.string(), "Sender, lower-case 0x hex."),
+        column("to_address", pa.string(), "Receiver, one1 bech32; null for a contract creation."),
+        column("to_address_hex", pa.string(), "Receiver, lower-case 0x hex; null for a contract creation."),
+        column("validator_address", pa.string(), "Validator, one1 bech32."),
+        column("validator_address_hex", pa.string(), "Validator, lower-case 0x hex."),
+        column("delegator_address", pa.string(), "Delegator, one1 bech32."),
+        column("delegator_address_hex", pa.string(), "Delegator, lower-case 0x hex."),
+        column(
+            "snapshot_block", pa.int64(), "Block at which the validator snapshot was taken (null if unknown)."
+        ),
+        column("snapshot_epoch", pa.int64(), "Epoch of the validator snapshot (null if unknown)."),
+        column("gas_price", AMOUNT, "Gas price in atto per gas unit, exact."),
+        column("nonce", pa.int64(), "Sender's transaction count before this transaction."),
+        column(
+            "to_shard_id", pa.int32(), "Destination shard; differs from shard_id for a cross-shard transfer."
+        ),
+        column("bls_public_key", pa.string(), "BLS public key, 96 hex digits without 0x."),
+    )
+}
+
+
+def shared(name: str, description: str | None = None) -> pa.Field:
+    """Return the shared column ``name`` (see :data:`SHARED`).
+
+    Parameters
+    ----------
+    name
+        A key of :data:`SHARED`.
+    description
+        A more specific one-line description for this table (name and type stay the same).
+    """
+    try:
+        f = SHARED[name]
+    except KeyError:
+        raise ConfigError(f"no shared column {name!r}; known: {', '.join(sorted(SHARED))}") from None
+    return f if description is None else column(f.name, f.type, description)
+
+
+def schema_fingerprint(schema: pa.Schema) -> str:
+    """Stable hash of a schema's column names, types, nullability and metadata.
+
+    Parameters
+    ----------
+    schema
+        The Arrow schema.
+
+    Returns
+    -------
+    str
+        16 hex digits; changes whenever a column is added, removed, renamed, retyped or
+        re-described.
+    """
+    canon = [
+        [
+            f.name,
+            str(f.type),
+            f.nullable,
+            sorted((k.decode(), v.decode()) for k, v in (f.metadata or {}).items()),
+        ]
+        for f in schema
+    ]
+    return hashlib.sha256(json.dumps(canon, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ConvertContext:
+    """What a conversion needs to know besides the payload bytes.
+
+    Parameters
+    ----------
+    shard_id
+        Shard whose node produced the payloads (blocks carry no shard id of their own).
+    snapshot_block, snapshot_epoch
+        ``validators`` source: the block (and epoch) the pages were fetched at. When absent, the
+        current format's ``current-epoch-performance.block/epoch`` is used where present.
+    tx_hashes
+        ``traces`` source: Ethereum-form hash -> Harmony hash of every transaction of the traced
+        blocks (see :func:`hmyframe.datasets.traces_context`).
+    tx_positions
+        ``traces`` source: ``(block_number, transaction_position)`` -> Harmony hash.
+    requested_tx_hash
+        ``traces`` source, ``trace_transaction``: the hash that was asked for.
+    addresses_blocks
+        ``tx_counts`` source: ``(address, block)`` queried for each payload, in payload order.
+    block_numbers
+        ``blocks`` source: for payloads that carry no block number of their own (a
+        ``getBlockSigners`` answer is a bare list of addresses), the block each payload was
+        fetched for, aligned with the payloads (other entries are ignored and may be ``None``).
+    """
+
+    shard_id: int
+    snapshot_block: int | None = None
+    snapshot_epoch: int | None = None
+    tx_hashes: Mapping[str, str] | None = None
+    tx_positions: Mapping[tuple[int, int], str] | None = None
+    requested_tx_hash: str | None = None
+    addresses_blocks: Sequence[tuple[str, int]] | None = None
+    block_numbers: Sequence[int | None] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("shard_id", "snapshot_block", "snapshot_epoch"):
+            value = getattr(self, name)
+            if value is None and name != "shard_id":
+                continue
+            if type(value) is not int or value < 0:
+                raise ConfigError(
+                    f"ConvertContext.{name} must be a non-negative int, got {short_repr(value)}"
+                )
+
+
+#: ``build(decoded, ctx) -> {column name: Arrow array}`` supplied by each dataset module.
+Builder = Callable[[Any, ConvertContext], Mapping[str, pa.Array]]
+#: ``decode(payloads, what) -> decoded`` for a source.
+Decoder = Callable[[Sequence[bytes], str], Any]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One table hmyframe can produce: its schema (declared once) and its conversion.
+
+    Attributes
+    ----------
+    name
+        Dataset name; also the CLI word and the cache-file token.
+    description
+        One sentence for listings.
+    schema
+        The Arrow schema; each field's metadata holds its description.
+    sort_by
+        Columns the converted table is sorted by (ascending, nulls last).
+    source
+        Which kind of payload feeds it (see :mod:`hmyframe.datasets`).
+    fingerprint
+        Stable hash of the schema, for cache validation.
+    methods
+        The node methods whose answers it converts (documentation).
+    """
+
+    name: str
+    description: str
+    schema: pa.Schema
+    sort_by: tuple[str, ...]
+    source: Source
+    methods: tuple[str, ...]
+    builder: Builder = field(repr=False, compare=False)
+    decoder: Decoder = field(repr=False, compare=False)
+    fingerprint: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint", schema_fingerprint(self.schema))
+        missing = [c for c in self.sort_by if c not in self.schema.names]
+        if missing:
+            raise ConfigError(f"dataset {self.name!r}: sort_by names unknown columns {missing}")
+
+    def decode(self, payloads: Sequence[bytes]) -> Any:
+        """Decode raw payload bytes once (they may then feed several :meth:`build` calls).
+
+        Parameters
+        ----------
+        payloads
+            Raw JSON bytes of the JSON-RPC ``result`` members.
+
+        Returns
+        -------
+        object
+            The decoded form of this dataset's :attr:`source` (e.g.
+            :class:`~hmyframe.datasets.DecodedBlocks`).
+        """
+        return self.decoder(_check_payloads(payloads, self.name), self.name)
+
+    def build(self, decoded: Any, ctx: ConvertContext) -> pa.Table:
+        """Build the table from decoded payloads.
+
+        Parameters
+        ----------
+        decoded
+            What :meth:`decode` (or the source's module-level decoder, such as
+            :func:`~hmyframe.datasets.decode_blocks`) returned.
+        ctx
+            The conversion context.
+
+        Returns
+        -------
+        pyarrow.Table
+            With exactly :attr:`schema`, sorted by :attr:`sort_by`.
+        """
+        if not isinstance(ctx, ConvertContext):
+            raise ConfigError(f"{self.name}: ctx must be a ConvertContext, got {short_repr(ctx)}")
+        columns = self.builder(decoded, ctx)
+        table = pa.Table.from_arrays([columns[f.name] for f in self.schema], schema=self.schema)
+        if self.sort_by and table.num_rows > 1:
+            table = table.sort_by([(c, "ascending") for c in self.sort_by])
+        return table
+
+    def convert(self, payloads: Sequence[bytes], ctx: ConvertContext) -> pa.Table:
+        """Decode and build in one call.
+
+        Parameters
+        ----------
+        payloads
+            Raw JSON bytes of the JSON-RPC ``result`` members (see the module docs for what
+            each source accepts).
+        ctx
+            The conversion context.
+
+        Returns
+        -------
+        pyarrow.Table
+            With exactly :attr:`schema`, sorted by :attr:`sort_by`.
+
+        Raises
+        ------
+        ResponseShapeError
+            If a payload is malformed; the message names the dataset, the field path and the
+            offending value.
+        """
+        return self.build(self.decode(payloads), ctx)
+
+
+def _check_payloads(payloads: Sequence[bytes], what: str) -> Sequence[bytes]:
+    if isinstance(payloads, (bytes, bytearray, memoryview, str)):
+        raise ConfigError(
+            f"{what}: payloads must be a sequence of bytes objects, not one {type(payloads).__name__}"
+        )
+    for i, p in enumerate(payloads):
+        if not isinstance(p, (bytes, bytearray, memoryview)):
+            raise ConfigError(f"{what}: payloads[{i}] must be bytes (raw JSON), got {short_repr(p)}")
+    return payloads

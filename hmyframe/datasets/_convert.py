@@ -1,0 +1,437 @@
+"""Column builders shared by every dataset: raw JSON values -> validated Arrow arrays.
+
+Each builder takes a list of raw values (as decoded from JSON: ``int``, ``str``, ``Decimal``
+for numbers written with a fraction or exponent, ``bool``, ``None``...), a :class:`Where` that
+names the rows, and the field name. It accepts every encoding the node uses for that kind of
+value (v1 hex quantity, v2 JSON number, decimal string, CLI-mangled ``3.46e+19``) and raises
+:class:`~hmyframe.errors.ResponseShapeError` naming the dataset, the path of the offending value
+and what was expected.
+
+Exactness: integers are parsed with ``int`` (hex or decimal text) or taken from the exact
+``Decimal`` of a JSON number's text; nothing goes through a float except the ``float64``
+convenience and ratio columns, which are converted from the exact text / integer with one
+correctly rounded operation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any, NoReturn
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hmyframe.addresses import normalize_many
+from hmyframe.errors import AddressError, ResponseShapeError
+
+from ._base import AMOUNT, TIMESTAMP
+
+__all__ = [
+    "AMOUNT_LIMIT",
+    "INT64_MAX",
+    "Bad",
+    "Where",
+    "address_arrays",
+    "amount_array",
+    "as_dict",
+    "as_list",
+    "bool_array",
+    "hash_array",
+    "hex_data_array",
+    "int_array",
+    "one_float_array",
+    "parse_amount",
+    "parse_dec_amount",
+    "parse_int",
+    "parse_ints",
+    "parse_ratio",
+    "ratio_arrays",
+    "scaled_rate_arrays",
+    "string_array",
+    "timestamp_array",
+]
+
+INT64_MAX = (1 << 63) - 1
+#: decimal128(38, 0) holds integers below 10**38 (total supply is ~1.3e28 atto, 29 digits).
+AMOUNT_LIMIT = 10**38
+ATTO_PER_ONE = 10**18
+_HEXQ = re.compile(r"0[xX][0-9a-fA-F]+")
+_DIGITS = re.compile(r"[0-9]+")
+_DEC = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_HASH_RE = "^0x[0-9a-fA-F]{64}$"
+_HEXDATA_RE = "^0x[0-9a-fA-F]*$"
+ZERO_HASH = "0x" + "0" * 64
+
+
+class Bad(Exception):
+    """Internal: a value that does not parse; carries what was expected. Never escapes."""
+
+    def __init__(self, expected: str) -> None:
+        super().__init__(expected)
+        self.expected = expected
+
+
+class Where:
+    """Names the rows of a column for error messages.
+
+    Parameters
+    ----------
+    what
+        The dataset name (first word of every message).
+    path
+        ``row index -> path of the row's object`` (e.g. ``"payload[0].transactions[3]"``);
+        only called when an error is raised.
+    """
+
+    __slots__ = ("_path", "what")
+
+    def __init__(self, what: str, path: Callable[[int], str]) -> None:
+        self.what = what
+        self._path = path
+
+    @classmethod
+    def of(cls, what: str, paths: Sequence[str]) -> Where:
+        """A :class:`Where` over an explicit list of row paths."""
+        return cls(what, paths.__getitem__)
+
+    def field(self, row: int, name: str) -> str:
+        """Path of field ``name`` in row ``row``."""
+        prefix = self._path(row)
+        if not name:
+            return prefix
+        return f"{prefix}.{name}" if prefix else name
+
+    def error(self, row: int, name: str, value: object, expected: str) -> ResponseShapeError:
+        """The :class:`ResponseShapeError` for ``value`` at field ``name`` of row ``row``."""
+        return ResponseShapeError(self.what, self.field(row, name), value, expected)
+
+    def fail(self, row: int, name: str, value: object, expected: str) -> NoReturn:
+        """Raise :meth:`error`."""
+        raise self.error(row, name, value, expected)
+
+
+# ---------------------------------------------------------------------------------------
+# scalar parsers (raise Bad)
+# ---------------------------------------------------------------------------------------
+
+_INT_EXPECTED = "an integer (JSON number, 0x hex string or decimal string)"
+
+
+def parse_int(v: object) -> int:
+    """Parse an integer quantity given as a JSON int, a hex or decimal string, or an integral Decimal."""
+    t = type(v)
+    if t is int:
+        return v  # type: ignore[return-value]
+    if t is str:
+        assert isinstance(v, str)
+        if _HEXQ.fullmatch(v):
+            return int(v, 16)
+        if _DIGITS.fullmatch(v):
+            return int(v)
+        raise Bad(_INT_EXPECTED)
+    if t is Decimal:
+        assert isinstance(v, Decimal)
+        # a JSON number with a fraction or an exponent, e.g. the CLI's "3.46e+19": exact
+        # from the text, accepted only when it is a whole number
+        if v.is_finite() and v == v.to_integral_value():
+            return int(v)
+        raise Bad("a whole number (got a fraction)")
+    raise Bad(_INT_EXPECTED)
+
+
+def parse_amount(v: object) -> int:
+    """An exact atto amount: :func:`parse_int`, non-negative, below 10**38."""
+    n = parse_int(v)
+    if n < 0:
+        raise Bad("a non-negative amount")
+    if n >= AMOUNT_LIMIT:
+        raise Bad("an amount of at most 38 decimal digits (decimal128(38, 0))")
+    return n
+
+
+def _dec_text(v: object) -> Decimal:
+    t = type(v)
+    if t is str:
+        assert isinstance(v, str)
+        if not _DEC.fullmatch(v):
+            raise Bad("a decimal string such as '0.100000000000000000'")
+        return Decimal(v)
+    if t is int:
+        assert isinstance(v, int)
+        return Decimal(v)
+    if t is Decimal:
+        assert isinstance(v, Decimal)
+        if not v.is_finite():
+            raise Bad("a finite decimal")
+        return v
+    raise Bad("a decimal string such as '0.100000000000000000'")
+
+
+def parse_ratio(v: object) -> tuple[float, str]:
+    """A ``numeric.Dec`` ratio (18-decimal string) -> (float, exact 18-decimal text)."""
+    d = _dec_text(v)
+    text = v if type(v) is str else f"{d:.18f}"
+    assert isinstance(text, str)
+    return float(text), text
+
+
+def parse_dec_amount(v: object) -> int:
+    """A ``numeric.Dec`` stake in atto (18-decimal string) -> whole atto, rounded half-even."""
+    d = _dec_text(v)
+    try:
+        n = int(d.to_integral_value(rounding=ROUND_HALF_EVEN))
+    except (InvalidOperation, OverflowError, ValueError):
+        raise Bad("a decimal amount") from None
+    if n < 0:
+        raise Bad("a non-negative amount")
+    if n >= AMOUNT_LIMIT:
+        raise Bad("an amount of at most 38 decimal digits (decimal128(38, 0))")
+    return n
+
+
+# ---------------------------------------------------------------------------------------
+# structural helpers for dict-walking decoders
+# ---------------------------------------------------------------------------------------
+
+
+def as_dict(v: object, where: Where, row: int, name: str, *, nullable: bool = True) -> dict[str, Any] | None:
+    """``v`` if it is a JSON object (or ``None`` when allowed), else fail."""
+    if isinstance(v, dict):
+        return v
+    if v is None and nullable:
+        return None
+    raise where.error(row, name, v, "a JSON object" + (" or null" if nullable else ""))
+
+
+def as_list(v: object, where: Where, row: int, name: str, *, nullable: bool = True) -> list[Any]:
+    """``v`` if it is a JSON array; ``None`` gives ``[]`` when allowed; else fail."""
+    if isinstance(v, list):
+        return v
+    if v is None and nullable:
+        return []
+    raise where.error(row, name, v, "a JSON array" + (" or null" if nullable else ""))
+
+
+# ---------------------------------------------------------------------------------------
+# column builders
+# ---------------------------------------------------------------------------------------
+
+
+def parse_ints(
+    values: Sequence[Any],
+    where: Where,
+    name: str,
+    *,
+    required: bool = False,
+    parse: Callable[[object], int] = parse_int,
+    expected: str = "",
+) -> list[int | None]:
+    """Parse a column of integer-like values; ``None`` stays ``None`` unless ``required``."""
+    if parse is parse_int and all(type(v) is int for v in values):
+        return list(values)
+    out: list[int | None] = []
+    append = out.append
+    for i, v in enumerate(values):
+        if v is None:
+            if required:
+                where.fail(i, name, v, expected or "a value (the field is missing or null)")
+            append(None)
+            continue
+        try:
+            append(parse(v))
+        except Bad as exc:
+            where.fail(i, name, v, expected or exc.expected)
+    return out
+
+
+def _check_range(
+    ints: Sequence[int | None], where: Where, name: str, lo: int, hi: int, expected: str
+) -> None:
+    present = [v for v in ints if v is not None]
+    if not present or (min(present) >= lo and max(present) <= hi):
+        return
+    for i, v in enumerate(ints):
+        if v is not None and not lo <= v <= hi:
+            where.fail(i, name, v, expected)
+
+
+def int_array(
+    values: Sequence[Any],
+    where: Where,
+    name: str,
+    *,
+    required: bool = False,
+    type_: pa.DataType | None = None,
+    parsed: bool = False,
+) -> pa.Array:
+    """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
+    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
+    arrow_type = type_ or pa.int64()
+    hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
+    _check_range(ints, where, name, 0, hi, f"a non-negative integer that fits {arrow_type}")
+    return pa.array(ints, type=arrow_type)
+
+
+def _validity(mask: list[bool]) -> pa.Buffer | None:
+    if all(mask):
+        return None
+    bits: pa.Buffer = pa.array(mask, type=pa.bool_()).buffers()[1]
+    return bits
+
+
+def amount_array(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
+) -> pa.Array:
+    """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises."""
+    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
+    _check_range(
+        ints,
+        where,
+        name,
+        0,
+        AMOUNT_LIMIT - 1,
+        "a non-negative amount of at most 38 decimal digits (decimal128(38, 0))",
+    )
+    n = len(ints)
+    has_null = None in ints
+    dense: list[int] = [0 if v is None else v for v in ints] if has_null else ints  # type: ignore[assignment]
+    words = np.empty((n, 2), dtype=np.uint64)
+    if n and max(dense) <= INT64_MAX:
+        words[:, 0] = np.fromiter(dense, dtype=np.uint64, count=n)
+        words[:, 1] = 0
+    elif n:
+        mask64 = (1 << 64) - 1
+        words[:, 0] = np.fromiter((v & mask64 for v in dense), dtype=np.uint64, count=n)
+        words[:, 1] = np.fromiter((v >> 64 for v in dense), dtype=np.uint64, count=n)
+    validity = _validity([v is not None for v in ints]) if has_null else None
+    return pa.Array.from_buffers(AMOUNT, n, [validity, pa.py_buffer(words.tobytes())])
+
+
+def one_float_array(ints: Sequence[int | None]) -> pa.Array:
+    """Atto ints -> ONE as float64 (one correctly rounded division; a convenience column)."""
+    return pa.array([None if v is None else v / ATTO_PER_ONE for v in ints], type=pa.float64())
+
+
+def timestamp_array(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
+) -> pa.Array:
+    """Unix seconds (hex or number) -> ``timestamp[ms, tz=UTC]``."""
+    secs = list(values) if parsed else parse_ints(values, where, name, required=required)
+    _check_range(secs, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
+    ms = pc.multiply(pa.array(secs, type=pa.int64()), pa.scalar(1000, pa.int64()))
+    return ms.cast(TIMESTAMP)
+
+
+def _check_types(
+    values: Sequence[Any], where: Where, name: str, type_: type, expected: str, required: bool
+) -> None:
+    for i, v in enumerate(values):
+        if v is None:
+            if required:
+                where.fail(i, name, v, expected + " (the field is missing or null)")
+        elif type(v) is not type_:
+            where.fail(i, name, v, expected)
+
+
+def string_array(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
+) -> pa.Array:
+    """Free text -> ``string`` (type-checked unless ``checked``)."""
+    if not checked or required:
+        _check_types(values, where, name, str, "a string", required)
+    return pa.array(values, type=pa.string())
+
+
+def bool_array(values: Sequence[Any], where: Where, name: str, *, required: bool = False) -> pa.Array:
+    """JSON booleans -> ``bool``."""
+    _check_types(values, where, name, bool, "true or false", required)
+    return pa.array(values, type=pa.bool_())
+
+
+def _regex_array(
+    values: Sequence[Any], where: Where, name: str, pattern: str, expected: str, required: bool, checked: bool
+) -> pa.Array:
+    if not checked or required:
+        _check_types(values, where, name, str, expected, required)
+    arr = pa.array(values, type=pa.string())
+    ok = pc.match_substring_regex(arr, pattern)
+    if pc.all(pc.fill_null(ok, True)).as_py() is not False:  # null for an empty column
+        return arr
+    bad = next(i for i, good in enumerate(ok.to_pylist()) if good is False)
+    raise where.error(bad, name, values[bad], expected)
+
+
+def hash_array(
+    values: Sequence[Any],
+    where: Where,
+    name: str,
+    *,
+    required: bool = False,
+    zero_is_null: bool = False,
+    checked: bool = False,
+) -> pa.Array:
+    """0x 32-byte hashes -> lower-case ``string``; the zero hash becomes null if asked."""
+    arr = _regex_array(values, where, name, _HASH_RE, "a 0x-prefixed 32-byte hex hash", required, checked)
+    arr = pc.utf8_lower(arr)
+    if zero_is_null:
+        arr = pc.if_else(pc.equal(arr, ZERO_HASH), pa.scalar(None, pa.string()), arr)
+    return arr
+
+
+def hex_data_array(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
+) -> pa.Array:
+    """0x-prefixed hex bytes (input, output, extra data) -> ``string``, as sent."""
+    return _regex_array(values, where, name, _HEXDATA_RE, "0x-prefixed hex data", required, checked)
+
+
+def address_arrays(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False
+) -> tuple[pa.Array, pa.Array]:
+    """one1 or 0x addresses -> (one1 column, 0x column); ``""`` and null give null."""
+    for i, v in enumerate(values):
+        if v is None or v == "":
+            if required:
+                where.fail(i, name, v, "an address (one1 bech32 or 0x hex)")
+        elif type(v) is not str:
+            where.fail(i, name, v, "an address string (one1 bech32 or 0x hex)")
+    try:
+        ones, hexes = normalize_many(values)
+    except AddressError as exc:
+        bad = next(i for i, v in enumerate(values) if v == exc.value)
+        where.fail(bad, name, exc.value, f"a valid address ({exc.reason})")
+    return pa.array(ones, type=pa.string()), pa.array(hexes, type=pa.string())
+
+
+def ratio_arrays(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False
+) -> tuple[pa.Array, pa.Array]:
+    """``numeric.Dec`` ratios -> (float64, exact 18-decimal text)."""
+    floats: list[float | None] = []
+    texts: list[str | None] = []
+    for i, v in enumerate(values):
+        if v is None:
+            if required:
+                where.fail(i, name, v, "a decimal string (the field is missing or null)")
+            floats.append(None)
+            texts.append(None)
+            continue
+        try:
+            f, t = parse_ratio(v)
+        except Bad as exc:
+            where.fail(i, name, v, exc.expected)
+        floats.append(f)
+        texts.append(t)
+    return pa.array(floats, type=pa.float64()), pa.array(texts, type=pa.string())
+
+
+def scaled_rate_arrays(values: Sequence[Any], where: Where, name: str) -> tuple[pa.Array, pa.Array]:
+    """1e18-scaled integer rates (staking messages) -> (float64, exact 18-decimal text)."""
+    ints = parse_ints(values, where, name)
+    _check_range(ints, where, name, 0, AMOUNT_LIMIT - 1, "a non-negative 1e18-scaled integer rate")
+    floats = [None if v is None else v / ATTO_PER_ONE for v in ints]
+    texts = [None if v is None else f"{v // ATTO_PER_ONE}.{v % ATTO_PER_ONE:018d}" for v in ints]
+    return pa.array(floats, type=pa.float64()), pa.array(texts, type=pa.string())

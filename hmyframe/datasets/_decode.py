@@ -1,0 +1,463 @@
+"""Decoding raw payload bytes, once per source, into the forms the dataset builders read.
+
+* ``blocks`` source -> :class:`DecodedBlocks` via :func:`decode_blocks` (typed msgspec
+  structs: the fast path for the big tables).
+* ``traces`` -> :class:`DecodedTraces` via :func:`decode_traces` (typed structs).
+* ``validators``, ``cx_receipts``, ``shards``, ``tx_counts`` -> plain JSON values
+  (:func:`decode_json`), walked by the builders (these answers are small).
+
+JSON numbers are decoded exactly: integers of any size become ``int``; a number written with
+a fraction or an exponent (the ``hmy`` CLI's ``3.46e+19``) becomes ``Decimal`` of its text,
+never a float. Quantity fields are typed ``Any`` so one struct accepts v1 hex strings, v2
+numbers and those decimals; the column builders in :mod:`._convert` validate them.
+
+A payload that is not JSON, or whose structure does not fit (an object where an array is
+expected...), raises :class:`~hmyframe.errors.ResponseShapeError` naming the dataset, the
+path (``payload[2][0].transactions[5].hash``) and the offending value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import msgspec
+
+from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
+
+__all__ = [
+    "Block",
+    "DecodedBlocks",
+    "DecodedTraces",
+    "StakingMsg",
+    "StakingTx",
+    "Trace",
+    "Tx",
+    "decode_blocks",
+    "decode_json",
+    "decode_traces",
+    "payload_path",
+    "require",
+]
+
+_S = TypeVar("_S", bound=msgspec.Struct)
+_T = TypeVar("_T")
+
+
+# ---------------------------------------------------------------------------------------
+# typed structs (unknown keys are ignored; every field is optional so that missing keys are
+# reported by the builders with the dataset and field names)
+# ---------------------------------------------------------------------------------------
+
+
+class _TxCommon(msgspec.Struct, gc=False):
+    hash: str | None = None
+    blockHash: str | None = None
+    blockNumber: Any = None
+    transactionIndex: Any = None
+    timestamp: Any = None
+    from_: str | None = msgspec.field(default=None, name="from")
+    gas: Any = None
+    gasPrice: Any = None
+    nonce: Any = None
+
+
+class Tx(_TxCommon, gc=False):
+    """A transaction object (``getTransactionByHash``, ``fullTx`` blocks)."""
+
+    ethHash: str | None = None
+    to: str | None = None
+    value: Any = None
+    input: str | None = None
+    shardID: Any = None
+    toShardID: Any = None
+
+
+class StakingMsg(msgspec.Struct, gc=False):
+    """The ``msg`` of a staking transaction (all directives' fields, flattened)."""
+
+    validatorAddress: str | None = None
+    delegatorAddress: str | None = None
+    amount: Any = None
+    commissionRate: Any = None
+    maxCommissionRate: Any = None
+    maxChangeRate: Any = None
+    minSelfDelegation: Any = None
+    maxTotalDelegation: Any = None
+    name: str | None = None
+    website: str | None = None
+    identity: str | None = None
+    securityContact: str | None = None
+    details: str | None = None
+    slotPubKeys: list[str] | None = None
+    slotPubKeyToAdd: str | None = None
+    slotPubKeyToRemove: str | None = None
+
+
+class StakingTx(_TxCommon, gc=False):
+    """A staking transaction object (``type`` + ``msg``; no to/value/input)."""
+
+    type: str | None = None
+    msg: StakingMsg | None = None
+
+
+class Block(msgspec.Struct, gc=False):
+    """A block object (``getBlockByNumber``, ``getBlockByHash``, one element of ``getBlocks``)."""
+
+    number: Any = None
+    hash: str | None = None
+    parentHash: str | None = None
+    miner: str | None = None
+    timestamp: Any = None
+    epoch: Any = None
+    viewID: Any = None
+    size: Any = None
+    gasLimit: Any = None
+    gasUsed: Any = None
+    stateRoot: str | None = None
+    transactionsRoot: str | None = None
+    receiptsRoot: str | None = None
+    mixHash: str | None = None
+    extraData: str | None = None
+    vrf: str | None = None
+    logsBloom: str | None = None
+    transactions: list[Tx | str] | None = None
+    stakingTransactions: list[StakingTx | str] | None = None
+    signers: list[Any] | None = None
+
+
+class _Item(msgspec.Struct, gc=False):
+    """Any top-level object of a ``blocks``-source payload: the union of all their keys."""
+
+    # block
+    number: Any = None
+    hash: str | None = None
+    parentHash: str | None = None
+    miner: str | None = None
+    timestamp: Any = None
+    epoch: Any = None
+    viewID: Any = None
+    size: Any = None
+    gasLimit: Any = None
+    gasUsed: Any = None
+    stateRoot: str | None = None
+    transactionsRoot: str | None = None
+    receiptsRoot: str | None = None
+    mixHash: str | None = None
+    extraData: str | None = None
+    vrf: str | None = None
+    logsBloom: str | None = None
+    transactions: list[Tx | str] | None = None
+    stakingTransactions: list[StakingTx | str] | None = None
+    signers: list[Any] | None = None
+    # transaction / staking transaction
+    blockHash: str | None = None
+    blockNumber: Any = None
+    transactionIndex: Any = None
+    from_: str | None = msgspec.field(default=None, name="from")
+    gas: Any = None
+    gasPrice: Any = None
+    nonce: Any = None
+    ethHash: str | None = None
+    to: str | None = None
+    value: Any = None
+    input: str | None = None
+    shardID: Any = None
+    toShardID: Any = None
+    type: str | None = None
+    msg: StakingMsg | None = None
+    # getStakingTransactionsHistory wrapper
+    staking_transactions: list[StakingTx | str] | None = None
+
+
+_BLOCK_KEYS = ("number", "parentHash", "miner", "stateRoot", "transactionsRoot", "gasLimit", "logsBloom")
+
+_BlocksPayload = _Item | list[_Item | str] | None
+
+
+class TraceAction(msgspec.Struct, gc=False):
+    """``action`` of a Parity-style trace (call, create and suicide keys together)."""
+
+    callType: str | None = None
+    from_: str | None = msgspec.field(default=None, name="from")
+    to: str | None = None
+    value: Any = None
+    gas: Any = None
+    input: str | None = None
+    init: str | None = None
+    address: str | None = None
+    refundAddress: str | None = None
+    balance: Any = None
+
+
+class TraceResult(msgspec.Struct, gc=False):
+    """``result`` of a Parity-style trace."""
+
+    output: str | None = None
+    gasUsed: Any = None
+    address: str | None = None
+    code: str | None = None
+
+
+class Trace(msgspec.Struct, gc=False):
+    """One Parity-style trace entry (``trace_block`` / ``trace_transaction``)."""
+
+    blockNumber: Any = None
+    blockHash: str | None = None
+    transactionHash: str | None = None
+    transactionPosition: Any = None
+    subtraces: Any = None
+    traceAddress: list[Any] | None = None
+    type: str | None = None
+    action: TraceAction | None = None
+    result: TraceResult | None = None
+    error: str | None = None
+    revert: str | None = None
+
+
+_TracesPayload = list[Trace] | None
+
+
+# ---------------------------------------------------------------------------------------
+# error mapping
+# ---------------------------------------------------------------------------------------
+
+_PATH_RE = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_SEGMENT_RE = re.compile(r"\[(\d+)\]|\.([^.\[]+)")
+_ANY = msgspec.json.Decoder(float_hook=Decimal)
+
+
+def payload_path(index: int, rest: str = "") -> str:
+    """``payload[i]`` followed by a JSON path tail such as ``[3].transactions[0]``."""
+    return f"payload[{index}]{rest}"
+
+
+def _value_at(data: bytes, path: str) -> object:
+    """The value at a msgspec error path inside ``data`` (best effort, for messages)."""
+    try:
+        node: Any = _ANY.decode(data)
+    except msgspec.DecodeError:
+        return "<undecodable>"
+    for idx, key in _SEGMENT_RE.findall(path):
+        try:
+            node = node[int(idx)] if idx else node[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return "<missing>"
+    return node
+
+
+def _shape_error(what: str, index: int, data: bytes, exc: msgspec.MsgspecError) -> ResponseShapeError:
+    text = str(exc)
+    if isinstance(exc, msgspec.ValidationError):
+        m = _PATH_RE.match(text)
+        msg, path = (m.group("msg"), m.group("path") or "") if m else (text, "")
+        return ResponseShapeError(what, payload_path(index, path), _value_at(data, path), _expected(msg))
+    return ResponseShapeError(what, payload_path(index), bytes(data[:120]), f"valid JSON ({text})")
+
+
+def _expected(msgspec_message: str) -> str:
+    # "Expected `str | null`, got `int`" -> "str | null (got int)"
+    m = re.match(r"Expected `(.+?)`, got `(.+?)`", msgspec_message)
+    if m:
+        return f"{m.group(1)} (got {m.group(2)})"
+    return msgspec_message
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], what: str, index: int, data: bytes) -> Any:
+    try:
+        return decoder.decode(data)
+    except msgspec.MsgspecError as exc:
+        raise _shape_error(what, index, data, exc) from None
+
+
+def decode_json(payloads: Sequence[bytes], what: str) -> list[Any]:
+    """Decode each payload to plain JSON values (exact ints, ``Decimal`` for fractions)."""
+    return [_decode(_ANY, what, i, p) for i, p in enumerate(payloads)]
+
+
+# ---------------------------------------------------------------------------------------
+# blocks source
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class DecodedBlocks:
+    """Decoded ``blocks``-source payloads, ready for the block-derived datasets.
+
+    Attributes
+    ----------
+    blocks
+        Block objects, in payload order.
+    block_paths
+        Path of each block (``payload[i]`` or ``payload[i][j]``), for error messages.
+    txs, tx_paths
+        Transaction objects that came without a block (``getTransactionByHash``,
+        ``pendingTransactions``...), and their paths.
+    staking_txs, staking_paths
+        Staking transaction objects that came without a block, and their paths.
+    signer_lists
+        ``(payload index, addresses)`` for each ``getBlockSigners`` answer.
+    """
+
+    blocks: list[Block] = field(default_factory=list)
+    block_paths: list[str] = field(default_factory=list)
+    txs: list[Tx | str] = field(default_factory=list)
+    tx_paths: list[str] = field(default_factory=list)
+    staking_txs: list[StakingTx | str] = field(default_factory=list)
+    staking_paths: list[str] = field(default_factory=list)
+    signer_lists: list[tuple[int, list[str]]] = field(default_factory=list)
+
+
+_BLOCKS_DECODER = msgspec.json.Decoder(_BlocksPayload, float_hook=Decimal)
+_TX_FIELDS = Tx.__struct_fields__
+_STAKING_FIELDS = StakingTx.__struct_fields__
+_BLOCK_FIELDS = Block.__struct_fields__
+
+
+def _convert(item: _Item, cls: type[_S], names: tuple[str, ...]) -> _S:
+    return cls(**{n: getattr(item, n) for n in names})
+
+
+def _classify(item: _Item, path: str, out: DecodedBlocks, what: str) -> None:
+    if any(getattr(item, k) is not None for k in _BLOCK_KEYS):
+        out.blocks.append(_convert(item, Block, _BLOCK_FIELDS))
+        out.block_paths.append(path)
+    elif item.staking_transactions is not None:
+        for j, stx in enumerate(item.staking_transactions):
+            out.staking_txs.append(stx)
+            out.staking_paths.append(f"{path}.staking_transactions[{j}]")
+    elif item.transactions is not None and item.from_ is None:
+        for j, tx in enumerate(item.transactions):
+            out.txs.append(tx)
+            out.tx_paths.append(f"{path}.transactions[{j}]")
+    elif item.type is not None or item.msg is not None:
+        out.staking_txs.append(_convert(item, StakingTx, _STAKING_FIELDS))
+        out.staking_paths.append(path)
+    elif item.from_ is not None or item.hash is not None:
+        out.txs.append(_convert(item, Tx, _TX_FIELDS))
+        out.tx_paths.append(path)
+    else:
+        shown = {k: v for k, v in msgspec.structs.asdict(item).items() if v is not None}
+        raise ResponseShapeError(
+            what, path, shown or "{}", "a block, transaction or staking transaction object"
+        )
+
+
+def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlocks:
+    """Decode ``blocks``-source payloads once for every block-derived dataset.
+
+    Parameters
+    ----------
+    payloads
+        Raw JSON ``result`` bytes, each one of: a block object (``getBlockByNumber``,
+        ``getBlockByHash``; ``null`` for an unknown hash gives nothing), an array of block
+        objects (``getBlocks``), a transaction or staking-transaction object or an array of them
+        (``getTransactionByHash``, ``pendingTransactions``, ``pendingStakingTransactions``,
+        ``getStakingTransactionByHash``...), a ``{"staking_transactions": [...]}`` history
+        page, or an array of signer addresses (``getBlockSigners``; give its block number in
+        :attr:`ConvertContext.block_numbers`). Any generation (v1 hex / v2 numbers) and format
+        (early-2020 or current).
+    what
+        Name used in error messages (the dataset being built).
+
+    Returns
+    -------
+    DecodedBlocks
+        Pass it to ``DATASETS[name].build(decoded, ctx)`` for ``blocks``, ``transactions``,
+        ``staking_transactions`` and ``signers``.
+
+    Raises
+    ------
+    ResponseShapeError
+        For bytes that are not JSON or a structure that fits none of the above.
+    """
+    out = DecodedBlocks()
+    for i, data in enumerate(payloads):
+        decoded = _decode(_BLOCKS_DECODER, what, i, data)
+        if decoded is None:
+            continue
+        if isinstance(decoded, _Item):
+            _classify(decoded, payload_path(i), out, what)
+            continue
+        strings = [s for s in decoded if isinstance(s, str)]
+        if strings:
+            if len(strings) != len(decoded):
+                bad = next(j for j, v in enumerate(decoded) if not isinstance(v, str))
+                raise ResponseShapeError(
+                    what,
+                    payload_path(i, f"[{bad}]"),
+                    "<object>",
+                    "a signer address string like the rest of the array",
+                )
+            out.signer_lists.append((i, strings))
+            continue
+        for j, item in enumerate(decoded):
+            assert isinstance(item, _Item)
+            _classify(item, payload_path(i, f"[{j}]"), out, what)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# traces source
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class DecodedTraces:
+    """Decoded ``trace_block`` / ``trace_transaction`` payloads.
+
+    Attributes
+    ----------
+    traces
+        Every trace entry, in payload order.
+    payload_index
+        Index of the payload each trace came from.
+    paths
+        Path of each trace, for error messages.
+    """
+
+    traces: list[Trace] = field(default_factory=list)
+    payload_index: list[int] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+
+_TRACES_DECODER = msgspec.json.Decoder(_TracesPayload, float_hook=Decimal)
+
+
+def decode_traces(payloads: Sequence[bytes], what: str = "traces") -> DecodedTraces:
+    """Decode ``trace_block`` / ``trace_transaction`` results (arrays, or ``null``).
+
+    Parameters
+    ----------
+    payloads
+        Raw JSON ``result`` bytes.
+    what
+        Name used in error messages.
+
+    Returns
+    -------
+    DecodedTraces
+    """
+    out = DecodedTraces()
+    for i, data in enumerate(payloads):
+        decoded = _decode(_TRACES_DECODER, what, i, data)
+        if decoded is None:
+            continue
+        for j, trace in enumerate(decoded):
+            out.traces.append(trace)
+            out.payload_index.append(i)
+            out.paths.append(payload_path(i, f"[{j}]"))
+    return out
+
+
+def require(decoded: object, cls: type[_T], what: str, source: str) -> _T:
+    """``decoded`` if it is a ``cls``; else a :class:`ConfigError` saying what to pass."""
+    if isinstance(decoded, cls):
+        return decoded
+    raise ConfigError(
+        f"{what}: build() needs the decoded {source!r} source ({cls.__name__}, from "
+        f"Dataset.decode or the source's decoder), got {short_repr(decoded)}"
+    )

@@ -1,0 +1,95 @@
+"""``transactions``: one row per plain (non-staking) transaction."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._blockrows import gather, shard_column, tx_common_columns
+from ._convert import address_arrays, amount_array, hash_array, hex_data_array, one_float_array, parse_ints
+from ._decode import DecodedBlocks, Tx, decode_blocks, require
+
+NAME = "transactions"
+
+SCHEMA = pa.schema(
+    [
+        shared("block_number"),
+        shared("block_hash"),
+        shared("transaction_index"),
+        shared("transaction_hash"),
+        column(
+            "eth_hash",
+            pa.string(),
+            "0x Ethereum-form hash of the same transaction; null from nodes older than 2021-04.",
+        ),
+        shared("timestamp"),
+        shared("from_address"),
+        shared("from_address_hex"),
+        shared("to_address"),
+        shared("to_address_hex"),
+        column("value", AMOUNT, "Value transferred in atto (1e-18 ONE), exact."),
+        column("value_one", pa.float64(), "Value in ONE as float64 (convenience; use value for exact sums)."),
+        column("gas", pa.int64(), "Gas limit given by the sender."),
+        shared("gas_price"),
+        shared("nonce"),
+        column("input", pa.string(), "Call data, 0x hex."),
+        shared("shard_id"),
+        shared("to_shard_id"),
+        column(
+            "is_cross_shard",
+            pa.bool_(),
+            "True when to_shard_id differs from shard_id; null when to_shard_id is unknown.",
+        ),
+        column(
+            "is_contract_creation",
+            pa.bool_(),
+            "True when the transaction has no receiver (to is '' or null).",
+        ),
+    ]
+)
+
+
+def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
+    """Columns of :data:`SCHEMA` from decoded ``blocks``-source payloads."""
+    data = require(decoded, DecodedBlocks, NAME, "blocks")
+    gathered = gather(data, NAME, staking=False)
+    rows: list[Tx] = gathered.rows
+    where = gathered.where
+    cols, _numbers = tx_common_columns(gathered, data.blocks, ctx)
+    to_raw = [t.to for t in rows]
+    to_one, to_hex = address_arrays(to_raw, where, "to")
+    values = parse_ints([t.value for t in rows], where, "value", required=True)
+    shard = shard_column([t.shardID for t in rows], where, "shardID", ctx.shard_id)
+    to_shard = shard_column([t.toShardID for t in rows], where, "toShardID", None)
+    cols.update(
+        {
+            "eth_hash": hash_array([t.ethHash for t in rows], where, "ethHash", checked=True),
+            "to_address": to_one,
+            "to_address_hex": to_hex,
+            "value": amount_array(values, where, "value", parsed=True),
+            "value_one": one_float_array(values),
+            "input": hex_data_array([t.input for t in rows], where, "input", required=True, checked=True),
+            "shard_id": shard,
+            "to_shard_id": to_shard,
+            "is_cross_shard": pc.not_equal(shard, to_shard),
+            "is_contract_creation": pa.array([v is None or v == "" for v in to_raw], type=pa.bool_()),
+        }
+    )
+    return cols
+
+
+DATASET = Dataset(
+    name=NAME,
+    description="One row per plain transaction: parties (one1 + hex), exact value and gas price, shards, flags.",
+    schema=SCHEMA,
+    sort_by=("block_number", "transaction_index", "transaction_hash"),
+    source="blocks",
+    methods=(
+        "hmy(v2)_getBlocks / getBlockByNumber / getBlockByHash (fullTx)",
+        "hmy(v2)_getTransactionByHash",
+        "hmy(v2)_pendingTransactions",
+    ),
+    builder=build,
+    decoder=decode_blocks,
+)
