@@ -34,7 +34,10 @@ SCHEMA = pa.schema(
         shared("gas_price"),
         shared("nonce"),
         column("input", pa.string(), "Call data, 0x hex."),
-        shared("shard_id"),
+        shared(
+            "shard_id",
+            "Shard the transaction was sent on (its shardID; the answering node's shard when absent).",
+        ),
         shared("to_shard_id"),
         column(
             "is_cross_shard",
