@@ -423,7 +423,12 @@ class Client:
     # ------------------------------------------------------------------ lifecycle
 
     async def __aenter__(self) -> Client:
-        await self._transport.open()
+        if not self._transport.is_open:
+            # asyncio primitives bind to the loop that first waits on them: make fresh ones
+            # for every opening, so a client can be reopened in another loop.
+            self._semaphore = asyncio.Semaphore(self._max_in_flight)
+            self._shard_lock = asyncio.Lock()
+            await self._transport.open()
         return self
 
     async def __aexit__(
@@ -813,25 +818,15 @@ class Client:
             for call in calls:
                 _fail(call, exc)
         except Exception as exc:  # noqa: BLE001  (callers must only ever see hmyframe errors)
-            for call in calls:
-                _fail(
-                    call,
-                    ConnectionFailedError(
-                        f"internal error while sending: {type(exc).__name__}: {exc}",
-                        endpoint=ep.url,
-                        method=call.describe(),
-                    ),
-                )
+            self._abandon(ep, calls, f"internal error while sending: {type(exc).__name__}: {exc}")
         finally:
-            for call in calls:
-                _fail(
-                    call,
-                    ConnectionFailedError(
-                        "request abandoned: the client was closed before an answer arrived",
-                        endpoint=ep.url,
-                        method=call.describe(),
-                    ),
-                )
+            self._abandon(ep, calls, "request abandoned: the client was closed before an answer arrived")
+
+    @staticmethod
+    def _abandon(ep: _Endpoint, calls: list[_Call], message: str) -> None:
+        for call in calls:
+            if not call.future.done():
+                call.future.set_exception(ConnectionFailedError(message, endpoint=ep.url, method=call.describe()))
 
     async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call]) -> None:
         pending = calls
