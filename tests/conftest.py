@@ -3,6 +3,9 @@
 * ``devnet`` (session): ``Devnet(blocks=400, seed=7, validator_rate_limit=False)`` served from
   a background thread for the whole session. Treat it as read-only: do not ``mine()`` it or
   leave fault rules on it (use ``make_devnet`` for that).
+* ``devnet_truth``: a separate :class:`~hmyframe.devnet.Chain` with the session devnet's
+  parameters: the ground truth to compare fetched data with. Prefer it to ``devnet.chain``,
+  which the server thread is using at the same time.
 * ``devnet_stats``: the session devnet's statistics, reset for the test that asks for them.
 * ``make_devnet``: ``make_devnet(**kwargs) -> Devnet`` starts extra devnets (any ``Devnet``
   arguments); all are stopped at teardown.
@@ -19,16 +22,26 @@ from typing import Any
 
 import pytest
 
-from hmyframe.devnet import Devnet, DevnetStats
+from hmyframe.devnet import Chain, Devnet, DevnetStats
 
 SAMPLES_DIR = Path(__file__).parent / "samples"
+
+
+#: Parameters of the session devnet (and of ``devnet_truth``).
+SESSION_DEVNET = {"blocks": 400, "seed": 7}
 
 
 @pytest.fixture(scope="session")
 def devnet() -> Iterator[Devnet]:
     """The session-wide devnet (2 shards, 400 blocks, seed 7, validator limiter off)."""
-    with Devnet(blocks=400, seed=7, validator_rate_limit=False) as net:
+    with Devnet(**SESSION_DEVNET, validator_rate_limit=False) as net:
         yield net
+
+
+@pytest.fixture(scope="session")
+def devnet_truth() -> Chain:
+    """A chain identical to the session devnet's, for ground-truth comparisons (same seed => same objects)."""
+    return Chain(**SESSION_DEVNET)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import logging
 import random
 import socket
 from collections.abc import Sequence
@@ -59,6 +60,7 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024
 #: Content types the node accepts.
 ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/json-rpc", "application/jsonrequest"})
 
+_LOG = logging.getLogger("hmyframe.devnet")
 _JSON_HEADERS = {"Content-Type": "application/json"}
 _TEXT_HEADERS = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
@@ -282,15 +284,25 @@ class _Endpoint:
         notification = raw_id == b""
         id_json = raw_id or b"null"
         injected = faults.call_errors.get(index)
+        if injected is not None:
+            if notification:
+                return None
+            errors.append(injected[0])
+            return _error_bytes(id_json, injected[0], injected[1])
         try:
-            if injected is not None:
-                raise RpcFault(*injected)
             result = await self.node.call(call.method, call.params, trace_port=self.trace)
         except RpcFault as fault:
             if notification:
                 return None
             errors.append(fault.code)
             return _error_bytes(id_json, fault.code, fault.message)
+        except Exception:  # noqa: BLE001
+            # The node recovers a panicking handler as -32000 "method handler crashed".
+            _LOG.exception("devnet: %s(%r) crashed", call.method, call.params)
+            if notification:
+                return None
+            errors.append(-32000)
+            return _error_bytes(id_json, -32000, "method handler crashed")
         if notification:
             return None
         return _result_bytes(id_json, result)

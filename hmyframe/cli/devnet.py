@@ -1,0 +1,132 @@
+"""``hmyframe devnet``: serve a simulated Harmony network on 127.0.0.1 until interrupted.
+
+Prints one line per shard with its URL and trace URL, then serves; Ctrl-C or SIGTERM stops it
+with exit code 0.
+
+Fault-injection syntax for ``--faults`` (rules separated by ``;``)::
+
+    KIND[=VALUE][,key=value...]
+    status=429,retry_after=2,times=3   reset,p=0.05   delay=0.5,method=hmyv2_getBlocks
+    truncate,times=1   shuffle   rpc_error,times=2   rpc_error=-32603,message=boom
+
+Kinds: status, reset, truncate, delay, shuffle, rpc_error. Keys: times, p (probability),
+method, shard, trace, retry_after, status, delay, code, message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import Any
+
+from hmyframe.devnet import Devnet, RateLimit
+from hmyframe.devnet.faults import parse_fault_spec
+
+__all__ = ["register", "run"]
+
+_EPILOG = """\
+fault spec (--faults), rules separated by ';':
+  KIND[=VALUE][,key=value...]
+  kinds: status (=HTTP status), reset, truncate, delay (=seconds), shuffle, rpc_error (=code)
+  keys:  times=N  p=PROBABILITY  method=NAME  shard=N  trace=true|false  retry_after=SECONDS
+         status=N  delay=SECONDS  code=N  message=TEXT
+  e.g.   --faults 'status=429,retry_after=1,times=3;reset,p=0.05;delay=0.5,method=hmyv2_getBlocks'
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``devnet`` sub-command."""
+    parser = subparsers.add_parser(
+        "devnet",
+        help="serve a deterministic simulated Harmony network on 127.0.0.1",
+        description="Serve a deterministic simulated Harmony network (one port and one trace port per shard) "
+        "until interrupted.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--shards", type=int, default=2, help="number of shards (default 2)")
+    parser.add_argument(
+        "--blocks", type=int, default=2000, help="blocks per shard to start with (default 2000)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="chain seed (default 0)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="first port: shard s on PORT+2s, its trace port on PORT+2s+1 (default 0: ephemeral ports)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--profile", choices=("current", "legacy"), default="current", help="node format")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="added latency per request (ms)")
+    parser.add_argument("--epoch-length", type=int, default=200, help="blocks per epoch (default 200)")
+    parser.add_argument("--validators", type=int, default=300, help="validator population (default 300)")
+    parser.add_argument(
+        "--no-validator-rate-limit",
+        action="store_true",
+        help="switch off the node's 1 req/s (burst 3) limiter on getAllValidatorInformation*",
+    )
+    parser.add_argument(
+        "--rpc-rate-limit",
+        type=float,
+        default=None,
+        metavar="REQ_PER_S",
+        help="global per-node limit on calls (the real node's default is 1000; default here: none)",
+    )
+    parser.add_argument(
+        "--mine-every", type=float, default=0.0, metavar="SECONDS", help="mine a block every N s"
+    )
+    parser.add_argument("--faults", default=None, metavar="SPEC", help="fault-injection rules (see below)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the devnet, print its URLs and serve until SIGINT/SIGTERM; return 0."""
+    faults = parse_fault_spec(args.faults) if args.faults else None
+    rpc_limit: float | RateLimit | None = args.rpc_rate_limit
+    devnet = Devnet(
+        shards=args.shards,
+        blocks=args.blocks,
+        seed=args.seed,
+        profile=args.profile,
+        latency_ms=args.latency_ms,
+        validator_rate_limit=not args.no_validator_rate_limit,
+        rpc_rate_limit=rpc_limit,
+        port=args.port,
+        host=args.host,
+        epoch_length=args.epoch_length,
+        validators=args.validators,
+        faults=faults,
+    )
+    return asyncio.run(_serve(devnet, float(args.mine_every)))
+
+
+async def _serve(devnet: Devnet, mine_every: float) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
+    async with devnet:
+        head = devnet.chain.head(0)
+        print(
+            f"hmyframe devnet: seed {devnet.seed}, {devnet.n_shards} shard(s), head block {head}, "
+            f"profile {devnet.profile}",
+            flush=True,
+        )
+        for shard, (url, trace_url) in enumerate(zip(devnet.urls, devnet.trace_urls, strict=True)):
+            print(f"shard {shard}: {url}  trace: {trace_url}", flush=True)
+        print("serving; press Ctrl-C to stop", file=sys.stderr, flush=True)
+        if mine_every > 0:
+            while not stop.is_set():
+                try:
+                    await asyncio.wait_for(stop.wait(), timeout=mine_every)
+                except TimeoutError:
+                    devnet.mine(1)
+        else:
+            await stop.wait()
+    print("hmyframe devnet: stopped", file=sys.stderr, flush=True)
+    return 0
