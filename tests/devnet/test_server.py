@@ -739,11 +739,11 @@ async def test_unknown_method_and_envelope_errors(devnet: Devnet, http: aiohttp.
         200,
         b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}\n',
     )
-    status, body = await post(
+    _status, body = await post(
         http, devnet.url, b'{"jsonrpc":"2.0","id":7,"method":"hmyv2_blockNumber","params":{"a":1}}'
     )
     assert json.loads(body)["error"] == {"code": -32602, "message": "non-array args"}
-    status, body = await post(http, devnet.url, b'{"jsonrpc":"2.0","id":"abc","method":"hmyv2_blockNumber"}')
+    _status, body = await post(http, devnet.url, b'{"jsonrpc":"2.0","id":"abc","method":"hmyv2_blockNumber"}')
     assert json.loads(body) == {"jsonrpc": "2.0", "id": "abc", "result": 399}
     _status, body = await post(http, devnet.url, b'{"jsonrpc":"2.0","id":null,"method":"hmyv2_blockNumber"}')
     assert json.loads(body) == {"jsonrpc": "2.0", "id": None, "result": 399}
