@@ -48,7 +48,8 @@ class StatsSnapshot:
     max_in_flight
         Largest number of requests handled at the same time since the last reset.
     bytes_in, bytes_out
-        Request and response body bytes (response bytes as sent, compressed or not).
+        Request body bytes read (bodies of requests refused with 405/413/415 are not read)
+        and response body bytes sent (compressed when gzip was used).
     by_status
         Answers by HTTP status (connection resets are not answers and are not counted here).
     rpc_errors
