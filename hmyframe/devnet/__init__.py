@@ -310,7 +310,7 @@ class Devnet:
         self._stop_event = asyncio.Event()
         try:
             await self.start()
-        except BaseException as exc:
+        except Exception as exc:  # noqa: BLE001 - handed to the starting thread, which re-raises it
             started.set_exception(exc)
             return
         started.set_result(None)
