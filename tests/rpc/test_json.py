@@ -14,7 +14,9 @@ from hmyframe.errors import ConfigError, ResponseShapeError
 
 
 def test_big_integers_stay_exact() -> None:
-    value = _json.decode(b'{"value": 100000000000000000000000000, "neg": -340282366920938463463374607431768211457}')
+    value = _json.decode(
+        b'{"value": 100000000000000000000000000, "neg": -340282366920938463463374607431768211457}'
+    )
     assert value["value"] == 10**26
     assert type(value["value"]) is int
     assert value["neg"] == -(2**128) - 1
