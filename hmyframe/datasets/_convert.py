@@ -58,9 +58,12 @@ INT64_MAX = (1 << 63) - 1
 #: decimal128(38, 0) holds integers below 10**38 (total supply is ~1.3e28 atto, 29 digits).
 AMOUNT_LIMIT = 10**38
 ATTO_PER_ONE = 10**18
-_HEXQ = re.compile(r"0[xX][0-9a-fA-F]+")
-_DIGITS = re.compile(r"[0-9]+")
-_DEC = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+# Bounded lengths keep every parsed integer below 2**256 / 10**78 (and clear of Python's
+# 4300-digit int/str conversion limit); real quantities are far smaller.
+_HEXQ = re.compile(r"0[xX][0-9a-fA-F]{1,64}")
+_DIGITS = re.compile(r"[0-9]{1,78}")
+_DEC = re.compile(r"-?[0-9]{1,78}(?:\.[0-9]{1,78})?")
+_MAX_EXPONENT = 77  # Decimal.adjusted() bound for numbers given with a fraction or exponent
 _HASH_RE = "^0x[0-9a-fA-F]{64}$"
 _HEXDATA_RE = "^0x[0-9a-fA-F]*$"
 ZERO_HASH = "0x" + "0" * 64
@@ -136,7 +139,9 @@ def parse_int(v: object) -> int:
         assert isinstance(v, Decimal)
         # a JSON number with a fraction or an exponent, e.g. the CLI's "3.46e+19": exact
         # from the text, accepted only when it is a whole number
-        if v.is_finite() and v == v.to_integral_value():
+        if not v.is_finite() or v.adjusted() > _MAX_EXPONENT:
+            raise Bad("a whole number below 10**78")
+        if v == v.to_integral_value():
             return int(v)
         raise Bad("a whole number (got a fraction)")
     raise Bad(_INT_EXPECTED)
@@ -161,20 +166,29 @@ def _dec_text(v: object) -> Decimal:
         return Decimal(v)
     if t is int:
         assert isinstance(v, int)
+        if abs(v) >= 10**78:
+            raise Bad("a decimal below 10**78")
         return Decimal(v)
     if t is Decimal:
         assert isinstance(v, Decimal)
-        if not v.is_finite():
-            raise Bad("a finite decimal")
+        if not v.is_finite() or v.adjusted() > _MAX_EXPONENT or v.adjusted() < -_MAX_EXPONENT:
+            raise Bad("a finite decimal below 10**78")
         return v
     raise Bad("a decimal string such as '0.100000000000000000'")
 
 
 def parse_ratio(v: object) -> tuple[float, str]:
-    """A ``numeric.Dec`` ratio (18-decimal string) -> (float, exact 18-decimal text)."""
+    """A ``numeric.Dec`` ratio (18-decimal string) -> (float, exact text with at least 18 decimals).
+
+    Shorter fractions are padded with zeros (exact); longer ones are kept as sent.
+    """
     d = _dec_text(v)
-    text = v if type(v) is str else f"{d:.18f}"
-    assert isinstance(text, str)
+    if type(v) is str:
+        assert isinstance(v, str)
+        whole, _, frac = v.partition(".")
+        text = f"{whole}.{frac.ljust(18, '0')}"
+    else:
+        text = f"{d:.18f}" if d.as_tuple().exponent >= -18 else format(d, "f")  # type: ignore[operator]
     return float(text), text
 
 

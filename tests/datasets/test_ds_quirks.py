@@ -1,0 +1,479 @@
+"""Hand-made payloads for every format quirk of the notes' checklist (§8) and the early-2020 format."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from ds_helpers import as_bytes
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hmyframe.addresses import to_hex, to_one
+from hmyframe.datasets import DATASETS, ConvertContext, decode_blocks
+from hmyframe.errors import ResponseShapeError
+
+CTX = ConvertContext(shard_id=0)
+A1 = "one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9"
+A2 = "one155jp2y76nazx8uw5sa94fr0m4s5aj8e5xm6fu3"
+A3 = "one1pdv9lrdwl0rg5vglh4xtyrv3wjk3wsqket7zxy"
+H = "0x" + "11" * 32
+BH = "0x" + "22" * 32
+ZERO = "0x" + "00" * 32
+BLS = "4f41a37a3a8d0695dd6edcc58142c6b7d98e74da5c90e79b587b3b960b6a4f5e048e6d8b8a000d77a478d44cd640270c"
+
+
+def rows(name, payloads, ctx=CTX):
+    return (
+        DATASETS[name]
+        .convert([as_bytes(p) if not isinstance(p, bytes) else p for p in payloads], ctx)
+        .to_pylist()
+    )
+
+
+# --------------------------------------------------------------------------------------
+# one fact, three renderings: v2 numbers, v1 hex, early-2020 v1 (hex addresses, fewer keys)
+# --------------------------------------------------------------------------------------
+
+
+def tx_fact(i: int, value: int, gas_price: int, frm: str, to: str | None) -> dict:
+    return {
+        "hash": "0x" + f"{i:064x}",
+        "ethHash": "0x" + f"{i + 10**6:064x}",
+        "blockHash": BH,
+        "blockNumber": 7_000_000 + i // 3,
+        "transactionIndex": i % 3,
+        "timestamp": 1_600_000_000 + i,
+        "from": frm,
+        "to": to,
+        "gas": 21000 + i,
+        "gasPrice": gas_price,
+        "nonce": i,
+        "value": value,
+        "input": "0x" + "ab" * (i % 4),
+        "shardID": 0,
+        "toShardID": i % 2,
+    }
+
+
+def render(fact: dict, style: str) -> dict:
+    out = dict(fact)
+    if style in ("v1", "legacy"):
+        for k in ("blockNumber", "transactionIndex", "timestamp", "gas", "gasPrice", "nonce", "value"):
+            out[k] = hex(out[k])
+    if style == "v1" and fact["to"] is None:
+        out["to"] = ""  # current node: "" for a contract creation
+    if style == "legacy":
+        out["from"] = to_hex(out["from"])
+        out["to"] = None if out["to"] is None else to_hex(out["to"])
+        for k in ("timestamp", "shardID", "toShardID", "ethHash"):
+            del out[k]
+    return out
+
+
+COMMON_WITH_LEGACY = [
+    "block_number",
+    "block_hash",
+    "transaction_index",
+    "transaction_hash",
+    "from_address",
+    "from_address_hex",
+    "to_address",
+    "to_address_hex",
+    "value",
+    "value_one",
+    "gas",
+    "gas_price",
+    "nonce",
+    "input",
+    "shard_id",
+    "is_contract_creation",
+]
+
+addresses = st.binary(min_size=20, max_size=20).map(lambda b: to_one("0x" + b.hex()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10**30), st.integers(0, 2**70), addresses, st.one_of(st.none(), addresses)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_v1_v2_and_legacy_renderings_give_equal_values(facts):
+    base = [tx_fact(i, v, g, f, t) for i, (v, g, f, t) in enumerate(facts)]
+    v2 = rows("transactions", [[render(f, "v2") for f in base]])
+    v1 = rows("transactions", [[render(f, "v1") for f in base]])
+    legacy = rows("transactions", [[render(f, "legacy") for f in base]])
+    assert v1 == v2  # every column
+    for col in COMMON_WITH_LEGACY:
+        assert [r[col] for r in legacy] == [r[col] for r in v2], col
+    for fact, row in zip(
+        sorted(base, key=lambda f: (f["blockNumber"], f["transactionIndex"], f["hash"])), v2, strict=True
+    ):
+        assert row["value"] == Decimal(fact["value"])  # exact to the last atto
+        assert row["gas_price"] == Decimal(fact["gasPrice"])
+        assert row["is_contract_creation"] is (fact["to"] is None)
+
+
+def test_block_without_tx_timestamp_uses_the_block_time():
+    fact = render(tx_fact(1, 5, 1, A1, A2), "legacy")
+    block = {
+        "number": "0x6acfc0",
+        "hash": BH,
+        "parentHash": H,
+        "miner": "0x0b585f8daefbc68a311fbd4cb20d9174ad174016",
+        "timestamp": "0x5e755a56",
+        "size": "0x50c",
+        "gasLimit": "0x4c4b400",
+        "gasUsed": "0x5208",
+        "stateRoot": H,
+        "transactionsRoot": H,
+        "receiptsRoot": H,
+        "extraData": "0x",
+        "transactions": [fact],
+    }
+    (tx,) = rows("transactions", [block])
+    assert tx["timestamp"].timestamp() == 0x5E755A56
+    (b,) = rows("blocks", [block])
+    assert b["miner"] == A3
+    assert b["transaction_count"] == 1
+    assert b["staking_transaction_count"] is None
+
+
+def test_contract_creation_from_is_hex_and_to_is_empty_or_null():
+    sender_hex = "0xebcd16e8c1d8f493ba04e99a56474122d81a9c58"
+    for to in ("", None):
+        tx = render(tx_fact(3, 0, 1, A1, A2), "v2") | {"from": sender_hex, "to": to, "input": "0x6080"}
+        (row,) = rows("transactions", [tx])
+        assert row["from_address"] == A1
+        assert row["from_address_hex"] == sender_hex
+        assert row["to_address"] is None
+        assert row["to_address_hex"] is None
+        assert row["is_contract_creation"] is True
+
+
+def test_miner_empty_string_is_null():
+    block = {
+        "number": 5,
+        "hash": BH,
+        "parentHash": H,
+        "miner": "",
+        "timestamp": 1,
+        "size": 1,
+        "gasLimit": 1,
+        "gasUsed": 0,
+        "stateRoot": H,
+        "transactionsRoot": H,
+        "receiptsRoot": H,
+        "vrf": ZERO,
+        "transactions": [],
+        "stakingTransactions": [],
+    }
+    (row,) = rows("blocks", [block])
+    assert row["miner"] is None
+    assert row["miner_hex"] is None
+    assert row["vrf"] is None
+
+
+def test_hash_only_block_is_fine_for_blocks_but_not_for_transactions():
+    block = {
+        "number": 5, "hash": BH, "parentHash": H, "miner": A1, "timestamp": 1, "size": 1, "gasLimit": 1,
+        "gasUsed": 0, "stateRoot": H, "transactionsRoot": H, "receiptsRoot": H,
+        "transactions": [H], "transactionsInEthHash": [H], "stakingTransactions": [],
+    }  # fmt: skip
+    decoded = decode_blocks([as_bytes(block)])
+    assert DATASETS["blocks"].build(decoded, CTX).column("transaction_count").to_pylist() == [1]
+    with pytest.raises(
+        ResponseShapeError, match=r"transactions: field 'payload\[0\]\.transactions\[0\]'.*fullTx"
+    ):
+        DATASETS["transactions"].build(decoded, CTX)
+
+
+def test_null_payloads_give_empty_tables_with_the_schema():
+    for name in ("blocks", "transactions", "traces", "validators", "cx_receipts", "shards"):
+        table = DATASETS[name].convert([b"null"], CTX)
+        assert table.num_rows == 0
+        assert table.schema == DATASETS[name].schema
+    assert DATASETS["validators"].convert([b"[]", b"[]"], CTX).num_rows == 0
+
+
+def test_edit_validator_optional_fields_and_rates():
+    stx = {
+        "blockHash": BH, "blockNumber": 9, "from": A1, "timestamp": 1, "gas": 1, "gasPrice": 1,
+        "hash": H, "nonce": 1, "transactionIndex": 0, "type": "EditValidator",
+        "msg": {
+            "validatorAddress": A1, "commissionRate": 0, "minSelfDelegation": None, "maxTotalDelegation": None,
+            "name": "n", "website": "w", "identity": "i", "securityContact": "s", "details": "d",
+            "slotPubKeyToAdd": None, "slotPubKeyToRemove": BLS, "slotKeyToAddSig": None,
+        },
+    }  # fmt: skip
+    (row,) = rows("staking_transactions", [[stx]])
+    assert row["directive"] == "EditValidator"
+    assert row["commission_rate"] == 0.0
+    assert row["commission_rate_dec"] == "0.000000000000000000"
+    assert row["min_self_delegation"] is None
+    assert row["max_total_delegation"] is None
+    assert row["slot_pub_key_to_add"] is None
+    assert row["slot_pub_key_to_remove"] == BLS
+
+
+def test_delegate_and_collect_rewards_directives():
+    base = {"blockHash": BH, "blockNumber": "0x9", "from": A2, "timestamp": "0x1", "gas": "0x1",
+            "gasPrice": "0x1", "hash": H, "nonce": "0x1", "transactionIndex": "0x0"}  # fmt: skip
+    delegate = base | {
+        "type": "Delegate",
+        "msg": {"delegatorAddress": A2, "validatorAddress": A1, "amount": "0x3635c9adc5dea00000"},
+    }
+    collect = base | {
+        "hash": "0x" + "33" * 32,
+        "transactionIndex": "0x1",
+        "type": "CollectRewards",
+        "msg": {"delegatorAddress": A2},
+    }
+    got = rows("staking_transactions", [[delegate, collect]])
+    assert [r["directive"] for r in got] == ["Delegate", "CollectRewards"]
+    assert got[0]["amount"] == Decimal(1000 * 10**18)
+    assert got[0]["validator_address_hex"] == to_hex(A1)
+    assert got[1]["amount"] is None
+    assert got[1]["delegator_address"] == A2
+
+
+# --------------------------------------------------------------------------------------
+# traces
+# --------------------------------------------------------------------------------------
+
+
+def trace(**kw):
+    base = {
+        "blockNumber": 100, "blockHash": BH, "transactionHash": H, "transactionPosition": 2,
+        "subtraces": 0, "traceAddress": [], "type": "call",
+        "action": {"callType": "call", "value": "0x0", "to": to_hex(A2), "gas": "0x5208", "from": to_hex(A1), "input": "0x"},
+        "result": {"output": "0x", "gasUsed": "0x5208"},
+    }  # fmt: skip
+    base.update(kw)
+    return base
+
+
+def test_trace_kinds_errors_and_addresses():
+    ctx = ConvertContext(shard_id=0, tx_positions={(100, 2): "0x" + "99" * 32})
+    payload = [
+        trace(subtraces=3),
+        trace(traceAddress=[0], action={"callType": "staticcall", "to": to_hex(A3), "gas": "0x10", "from": to_hex(A2), "input": "0x01"}),
+        trace(traceAddress=[1], type="create", action={"from": to_hex(A2), "gas": "0x10", "init": "0x6080", "value": "0xde0b6b3a7640000"},
+              result={"address": to_hex(A3), "code": "0x60", "gasUsed": "0x8"}),
+        trace(traceAddress=[2], result=None, error="Reverted", revert="0x08c379a0"),
+        trace(traceAddress=[2, 0], type="suicide", action={"refundAddress": to_hex(A1), "balance": "0x5", "address": to_hex(A3)}, result=None),
+    ]  # fmt: skip
+    got = rows("traces", [payload], ctx)
+    assert [r["trace_index"] for r in got] == [0, 1, 2, 3, 4]
+    assert [r["trace_address"] for r in got] == ["", "0", "1", "2", "2,0"]
+    assert [r["trace_depth"] for r in got] == [0, 1, 1, 1, 2]
+    assert {r["transaction_hash"] for r in got} == {"0x" + "99" * 32}
+    static, create, failed, suicide = got[1:]
+    assert static["value"] is None
+    assert static["call_type"] == "staticcall"
+    assert create["to_address"] == A3
+    assert create["input"] == "0x6080"
+    assert create["output"] == "0x60"
+    assert create["value"] == Decimal(10**18)
+    assert create["call_type"] is None
+    assert failed["error"] == "Reverted"
+    assert failed["revert"] == "0x08c379a0"
+    assert failed["gas_used"] is None
+    assert failed["output"] is None
+    assert (suicide["from_address"], suicide["to_address"], suicide["value"]) == (A3, A1, Decimal(5))
+
+
+def test_trace_block_null_and_empty():
+    assert rows("traces", [b"null", b"[]"]) == []
+
+
+# --------------------------------------------------------------------------------------
+# validators: both formats and the key-spelling / null quirks
+# --------------------------------------------------------------------------------------
+
+
+def current_validator(address=A1, **top):
+    entry = {
+        "validator": {
+            "bls-public-keys": [BLS, BLS.replace("4f", "5f", 1)],
+            "last-epoch-in-committee": 200, "min-self-delegation": 10**22, "max-total-delegation": 10**25,
+            "rate": "0.100000000000000000", "max-rate": "0.900000000000000000", "max-change-rate": "0.050000000000000000",
+            "update-height": 40, "name": "n", "identity": "i", "website": "w", "security-contact": "s",
+            "details": "d", "creation-height": 4, "address": address,
+            "delegations": [
+                {"delegator-address": address, "amount": 10**22, "reward": 7, "undelegations": []},
+                {"delegator-address": A2, "amount": 12_999_999_999_999_999_999_999_999_999, "reward": 10**20,
+                 "undelegations": [{"amount": 5 * 10**18, "epoch": 201}, {"amount": 10**18, "epoch": 202}]},
+            ],
+        },
+        "current-epoch-performance": {
+            "current-epoch-signing-percent": {
+                "current-epoch-signed": 90, "current-epoch-to-sign": 100,
+                "current-epoch-signing-percentage": "0.900000000000000000",
+            },
+            "epoch": 203, "block": 9_000_000,
+        },
+        "metrics": {"by-bls-key": [{
+            "key": {"bls-public-key": BLS, "group-percent": "0.250000000000000000",
+                    "effective-stake": "1300000000000000000000000.500000000000000000",
+                    "raw-stake": "1300000000000000000000000.000000000000000000", "earning-account": address,
+                    "overall-percent": "0.080000000000000000", "shard-id": 1},
+            "earned-reward": 123456789012345678901,
+        }]},
+        "total-delegation": 13_000_000_000_000_000_000_000_000_000 - 10**22 + 10**22,
+        "currently-in-committee": True, "epos-status": "currently elected",
+        "epos-winning-stake": "1300000000000000000000000.000000000000000000",
+        "booted-status": None, "active-status": "active",
+        "lifetime": {"reward-accumulated": 10**24, "blocks": {"to-sign": 1000, "signed": 990},
+                     "apr": "0.123400000000000000", "epoch-apr": None, "epoch-blocks": None},
+    }  # fmt: skip
+    entry.update(top)
+    return entry
+
+
+def test_current_validator_all_columns():
+    (v,) = rows("validators", [[current_validator()]])
+    assert (v["snapshot_block"], v["snapshot_epoch"]) == (9_000_000, 203)  # from current-epoch-performance
+    assert v["epoch_signing_percentage"] == 0.9
+    assert (v["epoch_blocks_signed"], v["epoch_blocks_to_sign"]) == (
+        90,
+        100,
+    )
+    assert (v["lifetime_blocks_signed"], v["lifetime_blocks_to_sign"]) == (990, 1000)
+    assert v["lifetime_reward"] == Decimal(10**24)
+    assert v["apr"] == 0.1234
+    assert v["epos_winning_stake"] == Decimal(13 * 10**23)
+    assert v["booted_status"] is None
+    assert v["is_banned"] is False
+    assert v["bls_key_count"] == 2
+    assert v["delegation_count"] == 2
+    assert v["total_delegation"] == Decimal(13 * 10**27)
+    (vp,) = rows("voting_power", [[current_validator()]])
+    assert vp["bls_public_key"] == BLS
+    assert vp["shard_id"] == 1
+    assert vp["effective_stake"] == Decimal(13 * 10**23)  # .5 atto rounds half-even to the even atto
+    assert vp["raw_stake"] == Decimal(13 * 10**23)
+    assert (vp["group_percent"], vp["overall_percent"]) == (0.25, 0.08)
+    assert vp["earned_reward"] == Decimal(123456789012345678901)
+    d = {r["delegator_address"]: r for r in rows("delegations", [[current_validator()]])}
+    assert d[A2]["amount"] == Decimal(12_999_999_999_999_999_999_999_999_999)  # 29 digits, exact
+    assert d[A2]["undelegation_count"] == 2
+    assert d[A2]["undelegating_amount"] == Decimal(6 * 10**18)
+    assert d[A2]["delegation_index"] == 1
+    assert d[A1]["delegation_index"] == 0
+    u = rows("undelegations", [[current_validator()]])
+    assert [(r["amount"], r["epoch"], r["undelegation_index"]) for r in u] == [
+        (Decimal(5 * 10**18), 201, 0),
+        (Decimal(10**18), 202, 1),
+    ]
+
+
+def test_nulls_of_the_current_format():
+    entry = current_validator(**{"current-epoch-performance": None, "metrics": None, "epos-winning-stake": None,
+                                 "booted-status": None, "lifetime": {"reward-accumulated": 0, "blocks": {"to-sign": 0, "signed": 0},
+                                                                     "apr": "0.000000000000000000", "epoch-apr": None}})  # fmt: skip
+    (v,) = rows("validators", [[entry]])
+    assert v["snapshot_block"] is None
+    assert v["epoch_signing_percentage"] is None
+    assert rows("voting_power", [[entry]]) == []
+    ctx = ConvertContext(shard_id=0, snapshot_block=5, snapshot_epoch=1)
+    (v,) = rows("validators", [[entry]], ctx)
+    assert (v["snapshot_block"], v["snapshot_epoch"]) == (5, 1)
+
+
+def test_banned_status_of_the_current_format():
+    status = "banned forever from network because was caught double-signing"
+    (v,) = rows("validators", [[current_validator(**{"active-status": status, "epos-status": status})]])
+    assert v["is_banned"] is True
+    assert v["is_active"] is False
+
+
+def legacy_validator(key_spelling="num-blocks-to-sign", wrapped=True):
+    inner = {
+        "current-epoch-signing-percent": {"current-epoch-signed": 3, "current-epoch-to-sign": 4, "percentage": "0.750000000000000000"},
+        "current-epoch-voting-power": [{"effective-stake": "100.000000000000000000", "shard-id": 0,
+                                        "voting-power-adjusted": "0.500000000000000000", "voting-power-raw": "0.250000000000000000"}],
+        "validator": {
+            "active": True, "banned": False, "address": A1, "availability": {"num-blocks-signed": 77, key_spelling: 80},
+            "bls-public-keys": [BLS], "creation-height": 1, "delegations": [
+                {"amount": 9.0005e22, "delegator-address": A2, "reward": 0,
+                 "Undelegations": [{"Amount": 1e18, "Epoch": 3}]}],
+            "details": "", "identity": "", "last-epoch-in-committee": 2, "max-change-rate": "0.01",
+            "max-rate": "0.2", "max-total-delegation": 8e19, "min-self-delegation": 3.2e18, "name": "x",
+            "rate": "0.1", "security-contact": "", "update-height": 1, "website": "",
+        },
+    }  # fmt: skip
+    return {"id": "0", "jsonrpc": "2.0", "result": inner} if wrapped else inner
+
+
+@pytest.mark.parametrize("spelling", ["num-blocks-to-sign", "num-of-blocks-to-sign"])
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_legacy_validator_spellings(spelling, wrapped):
+    page = json.dumps([legacy_validator(spelling, wrapped)]).encode()
+    assert b"9.0005e+22" in page  # CLI-mangled float, converted through Decimal from the text
+    (v,) = rows("validators", [page])
+    assert (v["lifetime_blocks_signed"], v["lifetime_blocks_to_sign"]) == (77, 80)
+    assert v["epoch_signing_percentage"] == 0.75
+    assert v["is_active"] is True
+    assert v["rate_dec"] == "0.100000000000000000"  # "0.1" padded to 18 decimals (exact)
+    (d,) = rows("delegations", [page])
+    assert d["amount"] == Decimal(90005 * 10**18)
+    assert d["undelegating_amount"] == Decimal(10**18)
+    (u,) = rows("undelegations", [page])
+    assert (u["amount"], u["epoch"]) == (Decimal(10**18), 3)
+
+
+def test_legacy_and_current_agree_on_shared_columns():
+    """The same validator in both formats: every column both carry has equal values."""
+    legacy = legacy_validator(wrapped=True)
+    current = current_validator(address=A1)
+    v = legacy["result"]["validator"]
+    for key in ("rate", "max-rate", "max-change-rate"):
+        v[key] = current["validator"][key]
+    for key in ("name", "identity", "website", "security-contact", "details", "creation-height", "update-height",
+                "last-epoch-in-committee", "min-self-delegation", "max-total-delegation", "bls-public-keys", "delegations"):  # fmt: skip
+        v[key] = current["validator"][key]
+    legacy["result"]["current-epoch-signing-percent"] = {
+        "current-epoch-signed": 90,
+        "current-epoch-to-sign": 100,
+        "percentage": "0.900000000000000000",
+    }
+    v["availability"] = {"num-blocks-signed": 990, "num-blocks-to-sign": 1000}
+    ctx = ConvertContext(shard_id=0, snapshot_block=9_000_000, snapshot_epoch=203)
+    (a,) = rows("validators", [[legacy]], ctx)
+    (b,) = rows("validators", [[current]], ctx)
+    only_current = {"total_delegation", "active_status", "epos_status", "booted_status", "is_elected",
+                    "epos_winning_stake", "lifetime_reward", "apr"}  # fmt: skip
+    for col in DATASETS["validators"].schema.names:
+        if col in only_current:
+            assert a[col] is None, col
+        else:
+            assert a[col] == b[col], col
+    assert rows("delegations", [[legacy]], ctx) == rows("delegations", [[current]], ctx)
+    assert rows("undelegations", [[legacy]], ctx) == rows("undelegations", [[current]], ctx)
+
+
+def test_a_validator_repeated_across_pages_is_kept_once():
+    page0 = [current_validator(A1), current_validator(A2)]
+    page1 = [current_validator(A2), current_validator(A3)]  # a node numbering pages from 1 repeats a row
+    decoded = DATASETS["validators"].decode([as_bytes(page0), as_bytes(page1)])
+    assert decoded.duplicates == 1
+    got = DATASETS["validators"].build(decoded, CTX)
+    assert got.column("validator_address").to_pylist() == sorted([A1, A2, A3])
+    assert DATASETS["delegations"].build(decoded, CTX).num_rows == 6
+
+
+def test_delegation_record_spellings():
+    record = {"validator_address": A1, "delegator_address": A2, "amount": 10**21, "reward": 5,
+              "Undelegations": [{"Amount": 10**20, "Epoch": 77}]}  # fmt: skip
+    (d,) = rows("delegations", [[record, record]])  # repeated record kept once
+    assert d["amount"] == Decimal(10**21)
+    assert d["undelegation_count"] == 1
+    (u,) = rows("undelegations", [[record]])
+    assert (u["amount"], u["epoch"], u["validator_address"]) == (Decimal(10**20), 77, A1)
+    with pytest.raises(ResponseShapeError, match="delegation record"):
+        rows("validators", [[record]])
