@@ -18,9 +18,7 @@ from hmyframe.devnet._gen_codec import (
     ADDR_EOA,
     ADDR_INNER,
     HASH_BLOCK,
-    HASH_ETH,
     HASH_STAKING,
-    HASH_TX,
     Codec,
     big_below,
     hex_bytes,
@@ -46,10 +44,16 @@ HARMONY_CHAIN_ID: Final = 1
 ETH_CHAIN_ID_BASE: Final = 1_666_600_000
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 _TAG_BLOCK: Final = 0x424C
+_TAG_POOLS: Final = 0x504C
+_POOL_SIZE: Final = 4096  # internal calls' inputs/outputs come from a seeded pool of this size
 _MAX_DEPTH: Final = 4
+# bit lengths of random ABI words: addresses (160), amounts, small flags, full words
+_ARG_BITS: Final = (160, 160, 160, 64, 80, 96, 2, 256)
+_BOOL_WORDS: Final = (f"0x{0:064x}", f"0x{1:064x}")
+_LN_MILLION: Final = math.log(1_000_000)
 _POW10: Final[tuple[int, ...]] = tuple(int(10**k) for k in range(40))
-_P_LEAF: Final = (0.30, 0.60, 0.75, 0.85)  # per depth: probability of a frame without children
-_MAX_CHILDREN: Final = (4, 3, 2, 2)
+_P_LEAF: Final = (0.40, 0.60, 0.70, 0.80)  # per depth: probability of a frame without children
+_MAX_CHILDREN: Final = (3, 2, 2, 2)  # otherwise 1 .. this many children
 
 _SELECTORS: Final = (
     "a9059cbb",  # transfer(address,uint256)
@@ -129,6 +133,9 @@ class BlockFactory:
         self._contracts: dict[tuple[int, int], str] = {}
         self._log_eoa = math.log(EOA_POPULATION)
         self._log_contracts = math.log(CONTRACT_POPULATION)
+        self._rng.seed(codec.seed_int(_TAG_POOLS))
+        self._input_pool = [self._calldata() for _ in range(_POOL_SIZE)]
+        self._output_pool = [self._output() for _ in range(_POOL_SIZE)]
 
     # ------------------------------------------------------------------ accounts
     def eoa(self, index: int) -> str:
@@ -159,8 +166,8 @@ class BlockFactory:
         """Atto amount from dust to > 1e24; about half above 2**64; half of them round."""
         r = self._rng
         u = r.random()
-        if u < 0.05:
-            return 1 + int(r.random() * 1_000_000)
+        if u < 0.05:  # dust, log-uniform from 1 atto to ~1e6
+            return int(math.exp(r.random() * _LN_MILLION))
         if u < 0.25:
             lo, hi = 6, 18
         elif u < 0.60:
@@ -198,30 +205,29 @@ class BlockFactory:
         return v, sig_r, sig_s
 
     def _calldata(self) -> str:
-        r = self._rng
-        parts = ["0x", _SELECTORS[int(r.random() * len(_SELECTORS))]]
-        for _ in range(int(r.random() * 6)):
-            w = r.random()
-            if w < 0.4:
-                parts.append("0" * 24 + hex_bytes(r, 20))
-            elif w < 0.8:
-                parts.append(f"{r.getrandbits(1 + int(r.random() * 96)):064x}")
-            elif w < 0.9:
-                parts.append(f"{int(r.random() * 4):064x}")
-            else:
-                parts.append(hex_bytes(r, 32))
-        return "".join(parts)
+        """A 4-byte selector and 0-5 ABI words (addresses, amounts, flags, raw words)."""
+        rnd = self._rng.random
+        grb = self._rng.getrandbits
+        words = "".join([f"{grb(_ARG_BITS[int(rnd() * 8)]):064x}" for _ in range(int(rnd() * 6))])
+        return f"0x{_SELECTORS[int(rnd() * len(_SELECTORS))]}{words}"
+
+    def _inner_input(self) -> str:
+        """Call data of an internal call, drawn from the chain's pool (cheaper than fresh)."""
+        return self._input_pool[int(self._rng.random() * _POOL_SIZE)]
+
+    def _inner_output(self) -> str:
+        """Return data of an internal call, drawn from the chain's pool."""
+        return self._output_pool[int(self._rng.random() * _POOL_SIZE)]
 
     def _output(self) -> str:
-        r = self._rng
-        u = r.random()
+        rnd = self._rng.random
+        u = rnd()
         if u < 0.3:
             return "0x"
         if u < 0.8:
-            return f"0x{int(r.random() * 2):064x}"
-        return "0x" + "".join(
-            f"{r.getrandbits(1 + int(r.random() * 128)):064x}" for _ in range(1 + int(r.random() * 3))
-        )
+            return _BOOL_WORDS[int(rnd() * 2)]
+        grb = self._rng.getrandbits
+        return "0x" + "".join([f"{grb(_ARG_BITS[int(rnd() * 8)]):064x}" for _ in range(1 + int(rnd() * 3))])
 
     # ------------------------------------------------------------------ traces
     def _frame(
@@ -245,7 +251,7 @@ class BlockFactory:
         used = own
         children: list[TraceFrame] = []
         if depth < _MAX_DEPTH:
-            # deeper frames have fewer children: about 5 frames per contract call on average
+            # deeper frames have fewer children: about 3.5 frames per contract call on average
             n_children = 0 if r.random() < _P_LEAF[depth] else 1 + int(r.random() * _MAX_CHILDREN[depth])
             exec_addr = from_ if call_type in ("delegatecall", "callcode") else to
             static = call_type == "staticcall"
@@ -285,23 +291,23 @@ class BlockFactory:
         if static or u < 0.30:
             return self._frame(
                 ctx, depth, "call", "staticcall", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._calldata(), r.random() < 0.03, own, self._output(),
+                self._inner_input(), r.random() < 0.03, own, self._inner_output(),
             )  # fmt: skip
         if u < 0.75:
             value = self._value() if r.random() < 0.1 else 0
             return self._frame(
                 ctx, depth, "call", "call", caller, self._pick_contract(ctx.shard), value, gas,
-                self._calldata(), r.random() < 0.07, own, self._output(),
+                self._inner_input(), r.random() < 0.07, own, self._inner_output(),
             )  # fmt: skip
         if u < 0.90:
             return self._frame(
                 ctx, depth, "call", "delegatecall", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._calldata(), r.random() < 0.04, own, self._output(),
+                self._inner_input(), r.random() < 0.04, own, self._inner_output(),
             )  # fmt: skip
         if u < 0.92:
             return self._frame(
                 ctx, depth, "call", "callcode", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._calldata(), False, own, self._output(),
+                self._inner_input(), False, own, self._inner_output(),
             )  # fmt: skip
         ctx.inner_creates += 1
         created = self._codec.address(
@@ -382,29 +388,31 @@ class BlockFactory:
             gas_used = 21_000
             trace = TraceFrame("call", "call", sender, to, value, gas - 21_000, 0)
         v, sig_r, sig_s = self._signature(shard)
+        tx_hash, eth_hash = self._codec.tx_hashes(shard, number, index)
+        # positional: the frozen dataclass's __init__ is measurably cheaper that way
         return Transaction(
-            hash=self._codec.hash(HASH_TX, shard, number, index),
-            eth_hash=self._codec.hash(HASH_ETH, shard, number, index),
-            shard_id=shard,
-            to_shard_id=to_shard,
-            block_number=number,
-            block_hash=block_hash,
-            index=index,
-            timestamp=timestamp,
-            sender=sender,
-            to=to,
-            value=value,
-            gas=gas,
-            gas_price=gas_price,
-            nonce=nonce,
-            input=data,
-            v=v,
-            r=sig_r,
-            s=sig_s,
-            gas_used=gas_used,
-            success=success,
-            contract_address=contract_address,
-            trace=trace,
+            tx_hash,
+            eth_hash,
+            shard,
+            to_shard,
+            number,
+            block_hash,
+            index,
+            timestamp,
+            sender,
+            to,
+            value,
+            gas,
+            gas_price,
+            nonce,
+            data,
+            v,
+            sig_r,
+            sig_s,
+            gas_used,
+            success,
+            contract_address,
+            trace,
         )
 
     def _staking(self, number: int, block_hash: str, timestamp: int, ev: StakingEvent) -> StakingTransaction:
@@ -467,9 +475,13 @@ class BlockFactory:
         kinds = seg.kinds[lo:hi].tolist()
         if self._n_shards == 1:
             kinds = [k if k != KIND_XSHARD else 0 for k in kinds]
+        eoa = self.eoa
+        make = self._transaction
         txs = tuple(
-            self._transaction(shard, number, block_hash, timestamp, j, self.eoa(sender), nonce, kind)
-            for j, (sender, nonce, kind) in enumerate(zip(senders, nonces, kinds, strict=True))
+            [
+                make(shard, number, block_hash, timestamp, j, eoa(senders[j]), nonces[j], kinds[j])
+                for j in range(len(senders))
+            ]
         )
         stx = tuple(self._staking(number, block_hash, timestamp, ev) for ev in events)
         size = 509 + sum(112 + len(t.input) // 2 for t in txs) + 230 * len(stx)

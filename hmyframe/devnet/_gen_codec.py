@@ -33,7 +33,6 @@ __all__ = [
     "ADDR_INNER",
     "ADDR_VALIDATOR",
     "HASH_BLOCK",
-    "HASH_ETH",
     "HASH_MISC",
     "HASH_STAKING",
     "HASH_TX",
@@ -45,7 +44,6 @@ __all__ = [
 # Hash kinds (first payload byte).
 HASH_BLOCK: Final = 1
 HASH_TX: Final = 2
-HASH_ETH: Final = 3
 HASH_STAKING: Final = 4
 HASH_MISC: Final = 5  # receipt / shard hashes of CX proofs: not looked up
 
@@ -59,6 +57,7 @@ ADDR_INNER: Final = 6  # contracts created inside a trace (a=block, b=tx index *
 
 _HASH_PAYLOAD = struct.Struct(">BBQIH")  # kind, shard, number, index, sub  -> 16 bytes
 _ADDR_PAYLOAD = struct.Struct(">BBQH")  # kind, shard, a, b               -> 12 bytes
+_MASK256 = (1 << 256) - 1
 _MASK128 = (1 << 128) - 1
 _MASK96 = (1 << 96) - 1
 
@@ -72,7 +71,17 @@ class Codec:
         Bytes identifying the chain (seed and structural parameters).
     """
 
-    __slots__ = ("_addr_a", "_addr_b", "_addr_mac", "_hash_a", "_hash_b", "_hash_mac", "_seed_key")
+    __slots__ = (
+        "_addr_a",
+        "_addr_b",
+        "_addr_mac",
+        "_eth_inv",
+        "_eth_mul",
+        "_hash_a",
+        "_hash_b",
+        "_hash_mac",
+        "_seed_key",
+    )
 
     def __init__(self, key_material: bytes) -> None:
         def derive(label: bytes) -> bytes:
@@ -86,6 +95,13 @@ class Codec:
         self._hash_b = int.from_bytes(pads[16:32], "big")
         self._addr_a = int.from_bytes(pads[32:44], "big") | 1
         self._addr_b = int.from_bytes(pads[44:56], "big")
+        eth = (
+            derive(b"hmyframe-devnet-eth")
+            + derive(b"hmyframe-devnet-eth-2")
+            + derive(b"hmyframe-devnet-eth-3")
+        )
+        self._eth_mul = tuple(int.from_bytes(eth[32 * i : 32 * i + 32], "big") | 1 for i in range(3))
+        self._eth_inv = tuple(pow(k, -1, 1 << 256) for k in self._eth_mul)
 
     # -- 32-byte hashes -------------------------------------------------------------
     def hash(self, kind: int, shard: int, number: int, index: int = 0, sub: int = 0) -> str:
@@ -108,6 +124,35 @@ class Codec:
             return None
         kind, shard, number, index, sub = _HASH_PAYLOAD.unpack(payload)
         return kind, shard, number, index, sub
+
+    def tx_hashes(self, shard: int, number: int, index: int) -> tuple[str, str]:
+        """``(hash, eth_hash)`` of transaction ``index`` of block ``number`` of ``shard``.
+
+        The Ethereum-form hash is the Harmony hash under a keyed 256-bit permutation
+        (multiply by odd constants, xor-shift by >= 128 bits), so it also locates the
+        transaction (see :meth:`eth_to_tx_hash`) and is unrelated-looking to the other.
+        """
+        payload = _HASH_PAYLOAD.pack(HASH_TX, shard, number, index, 0)
+        tag = hashlib.blake2b(payload, key=self._hash_mac, digest_size=16).digest()
+        t = int.from_bytes(tag, "big")
+        x = (t << 128) | (int.from_bytes(payload, "big") ^ ((t * self._hash_a + self._hash_b) & _MASK128))
+        k1, k2, k3 = self._eth_mul
+        y = (x * k1) & _MASK256
+        y ^= y >> 131
+        y = (y * k2) & _MASK256
+        y ^= y >> 129
+        y = (y * k3) & _MASK256
+        return f"0x{x:064x}", f"0x{y:064x}"
+
+    def eth_to_tx_hash(self, eth_hash: str) -> str:
+        """Invert the permutation of :meth:`tx_hashes` (``eth_hash`` lower-case 0x + 64 hex)."""
+        i1, i2, i3 = self._eth_inv
+        y = (int(eth_hash[2:], 16) * i3) & _MASK256
+        y ^= y >> 129
+        y = (y * i2) & _MASK256
+        y ^= y >> 131
+        y = (y * i1) & _MASK256
+        return f"0x{y:064x}"
 
     # -- 20-byte addresses ----------------------------------------------------------
     def address(self, kind: int, shard: int, a: int, b: int = 0) -> str:

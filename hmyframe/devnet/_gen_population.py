@@ -20,6 +20,7 @@ __all__ = [
     "FORCED_CREATE_HEIGHT",
     "ONE",
     "ValidatorStatic",
+    "ban_heights",
     "build_population",
     "delegator_address",
 ]
@@ -76,7 +77,7 @@ class ValidatorStatic:
     self_amount: int
     genesis_delegations: tuple[tuple[str, int], ...]
     reliability: int  # 0 reliable, 1 medium, 2 flaky
-    ban_height: int | None
+    returns: bool  # False: abandoned once turned inactive (never sends the come-back edit)
 
 
 def delegator_address(codec: Codec, index: int) -> str:
@@ -99,6 +100,16 @@ def _amount(rng: random.Random, low_exp: int, high_exp: int) -> int:
     return (1 + int(rng.random() * 99)) * scale
 
 
+def ban_heights(n_validators: int, epoch_length: int) -> list[int]:
+    """Blocks at which an elected validator is caught double-signing (one per 100 validators).
+
+    Early in epochs 1, 4, 7...: small chains see one, the default chain sees three.
+    """
+    return [
+        epoch_length * (1 + 3 * k) + max(1, epoch_length // 3) for k in range(max(1, n_validators // 100))
+    ]
+
+
 def build_population(
     codec: Codec, n_validators: int, n_shards: int, epoch_length: int
 ) -> list[ValidatorStatic]:
@@ -112,15 +123,6 @@ def build_population(
     for _ in range(n_late):
         heights.append(h)
         h += 1 + int(-math.log(1.0 - rng.random()) * mean_gap)
-
-    n_bans = max(1, n_validators // 100)
-    ban_targets: dict[int, int] = {}
-    for k in range(n_bans):
-        # a genesis validator from the middle of the pack, banned early in epoch 1 + 3k
-        target = (n_genesis // 4 + k * 37) % n_genesis
-        while target in ban_targets:
-            target = (target + 1) % n_genesis
-        ban_targets[target] = epoch_length * (1 + 3 * k) + max(1, epoch_length // 3)
 
     out: list[ValidatorStatic] = []
     for i in range(n_validators):
@@ -181,7 +183,7 @@ def build_population(
                 self_amount=self_amount,
                 genesis_delegations=tuple(dels) if heights[i] == 0 else (),
                 reliability=reliability,
-                ban_height=ban_targets.get(i),
+                returns=rng.random() >= 0.1,
             )
         )
     return out

@@ -44,6 +44,7 @@ from hmyframe.devnet._gen_population import (
     DELEGATOR_POPULATION,
     ONE,
     ValidatorStatic,
+    ban_heights,
     delegator_address,
 )
 from hmyframe.devnet.model import (
@@ -67,7 +68,7 @@ BLOCKS_PER_YEAR: Final = 365 * 24 * 3600 // 2
 LOCK_EPOCHS: Final = 7  # the node's LockPeriodInEpoch
 UPTIME_PERCENT: Final = 66  # below this share of blocks signed an elected validator is booted
 STATS_WINDOW: Final = 30  # epochs kept in epoch_apr / epoch_blocks
-CHECKPOINT_EVERY: Final = 8
+CHECKPOINT_EVERY: Final = 16
 _STATE_LRU: Final = 16
 _MATRIX_LRU: Final = 64
 _VIEW_LRU: Final = 8
@@ -86,6 +87,7 @@ _FORCED: Final = {4: "Delegate", 9: "EditValidator", 15: "Undelegate", 23: "Coll
 # Random staking transactions: probability of one / two per block; directive mix.
 _P_ONE: Final = 0.13
 _P_TWO: Final = 0.02
+_P_COMEBACK: Final = 0.25  # per epoch, chance that an inactive (not abandoned) validator reactivates
 _DIRECTIVE_CDF: Final = (
     (0.38, "Delegate"),
     (0.58, "Undelegate"),
@@ -282,6 +284,7 @@ class StakingEngine:
         self._length = epoch_length
         self._view_ids = view_ids
         self._heights = [v.creation_height for v in population]
+        self._ban_heights = ban_heights(len(population), epoch_length)
         self._index = {v.address: v.index for v in population}
         self._slots = max(
             n_shards, int(sum(len(v.keys) for v in population if v.creation_height == 0) * _SLOT_SHARE)
@@ -291,7 +294,6 @@ class StakingEngine:
         self._sent: dict[str, list[int]] = {}
         self._checkpoints: dict[int, _State] = {}
         self._state_lru: OrderedDict[int, _State] = OrderedDict()
-        self._block_state_lru: OrderedDict[int, _State] = OrderedDict()
         self._matrices: OrderedDict[tuple[int, int], npt.NDArray[np.bool_]] = OrderedDict()
         self._delegators: dict[int, str] = {}
         self._views: OrderedDict[int, _BlockView] = OrderedDict()
@@ -481,39 +483,49 @@ class StakingEngine:
             for st in self.population
             if first <= st.creation_height <= last and st.creation_height > 0
         }
-        bans = {
-            st.ban_height: st.index
-            for st in self.population
-            if st.ban_height is not None and first <= st.ban_height <= last
-        }
+        bans = {h for h in self._ban_heights if first <= h <= last}
+        # inactive validators come back with an EditValidator (unless they were abandoned)
+        comebacks: dict[int, list[int]] = {}
+        for v, vs in enumerate(state.validators):
+            returning = vs is not None and not vs.active and not vs.banned and self.population[v].returns
+            if returning and rng.random() < _P_COMEBACK:
+                at = first + int(rng.random() * (last + 1 - first))
+                comebacks.setdefault(at, []).append(v)
         for block in range(first, last + 1):
             index = 0
-            todo: list[str] = []
+            todo: list[tuple[str, int | None]] = []
             v_new = creations.get(block)
             if v_new is not None:
-                todo.append("CreateValidator")
+                todo.append(("CreateValidator", v_new))
             forced = _FORCED.get(block)
             if forced is not None:
-                todo.append(forced)
+                todo.append((forced, None))
+            todo.extend(("EditValidator", v) for v in comebacks.get(block, ()))
             u = rng.random()
             n_random = 1 if u < _P_ONE else 2 if u < _P_ONE + _P_TWO else 0
             for _ in range(n_random):
                 w = rng.random()
-                todo.append(next(name for cut, name in _DIRECTIVE_CDF if w <= cut))
-            for directive in todo:
-                event = self._decide(state, info, rng, block, index, directive, v_new)
+                todo.append((next(name for cut, name in _DIRECTIVE_CDF if w <= cut), None))
+            for directive, target in todo:
+                event = self._decide(state, info, rng, block, index, directive, target)
                 if event is not None:
                     self._apply(state, info, event)
                     self._sent.setdefault(event.sender, []).append(block)
                     info.events.append(event)
                     info.event_blocks.append(block)
                     index += 1
-            v_ban = bans.get(block)
-            if v_ban is not None:
-                ban = StakingEvent(block, -1, "Ban", ZERO_ADDRESS, 0, v_ban, "", 0, {})
-                self._apply(state, info, ban)
-                info.events.append(ban)
-                info.event_blocks.append(block)
+            if block in bans:  # a member of this epoch's committee is caught double-signing
+                suspects = [
+                    v
+                    for v in sorted(info.elected)
+                    if (vs := state.validators[v]) is not None and not vs.banned
+                ]
+                if suspects:
+                    v_ban = suspects[int(rng.random() * len(suspects))]
+                    ban = StakingEvent(block, -1, "Ban", ZERO_ADDRESS, 0, v_ban, "", 0, {})
+                    self._apply(state, info, ban)
+                    info.events.append(ban)
+                    info.event_blocks.append(block)
 
     def _decide(
         self,
@@ -523,12 +535,17 @@ class StakingEngine:
         block: int,
         index: int,
         directive: str,
-        v_new: int | None,
+        target: int | None,
     ) -> StakingEvent | None:
+        """Decide one staking transaction from the current state (``None``: nothing fits).
+
+        ``target`` is the validator of a ``CreateValidator`` or of a come-back
+        ``EditValidator``; other directives pick their own.
+        """
         n_existing = self._existing(state, block)
         if directive == "CreateValidator":
-            assert v_new is not None
-            return self._decide_create(state, block, index, v_new)
+            assert target is not None
+            return self._decide_create(state, block, index, target)
         if n_existing == 0:
             return None
         if directive == "Delegate":
@@ -537,7 +554,7 @@ class StakingEngine:
             return self._decide_undelegate(state, info, rng, block, index, n_existing)
         if directive == "CollectRewards":
             return self._decide_collect(state, info, rng, block, index, n_existing)
-        return self._decide_edit(state, info, rng, block, index, n_existing)
+        return self._decide_edit(state, info, rng, block, index, n_existing, target)
 
     def _tx(
         self,
@@ -669,19 +686,16 @@ class StakingEngine:
         return None
 
     def _decide_edit(
-        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+        self,
+        state: _State,
+        info: _EpochInfo,
+        rng: random.Random,
+        block: int,
+        index: int,
+        n_existing: int,
+        target: int | None,
     ) -> StakingEvent | None:
-        v: int | None = None
-        if rng.random() < 0.5:
-            inactive = [
-                i
-                for i in range(n_existing)
-                if (vs_i := state.validators[i]) is not None and not vs_i.active and not vs_i.banned
-            ]
-            if inactive:
-                v = inactive[int(rng.random() * len(inactive))]
-        if v is None:
-            v = self._pick_validator(state, rng, n_existing, popular=False)
+        v = target if target is not None else self._pick_validator(state, rng, n_existing, popular=False)
         if v is None:
             return None
         vs = state.validators[v]
@@ -918,10 +932,6 @@ class StakingEngine:
 
     def state_at(self, block: int) -> _State:
         """The staking state after block ``block``, every validator settled at ``block``."""
-        cached = self._block_state_lru.get(block)
-        if cached is not None:
-            self._block_state_lru.move_to_end(block)
-            return cached
         e = block // self._length
         info = self.info(e)
         state = self._epoch_start_state(e).copy()
@@ -931,9 +941,6 @@ class StakingEngine:
         for v, vs in enumerate(state.validators):
             if vs is not None:
                 self._settle(vs, info, v, block)
-        self._block_state_lru[block] = state
-        if len(self._block_state_lru) > 4:
-            self._block_state_lru.popitem(last=False)
         return state
 
     # ------------------------------------------------------------------ snapshots

@@ -41,7 +41,6 @@ from hmyframe.devnet._gen_codec import (
     ADDR_EOA,
     ADDR_VALIDATOR,
     HASH_BLOCK,
-    HASH_ETH,
     HASH_MISC,
     HASH_STAKING,
     HASH_TX,
@@ -147,7 +146,7 @@ class Chain:
         self.seed: int = int(seed)
         self.n_shards: int = _check_int("shards", shards, 1, _MAX_SHARDS)
         blocks = _check_int("blocks", blocks, 1)
-        self.epoch_length: int = _check_int("epoch_length", epoch_length, 2)
+        self.epoch_length: int = _check_int("epoch_length", epoch_length, 1)
         self.n_validators: int = _check_int("validators", validators, max(4, 2 * self.n_shards))
         self.genesis_time: int = _check_int("genesis_time", genesis_time, 0)
         self.block_time: int = BLOCK_TIME
@@ -263,6 +262,25 @@ class Chain:
         for block in self.iter_blocks(shard, start, end):
             yield from block.transactions
 
+    def transaction_counts(self, shard: int, start: int, end: int) -> list[int]:
+        """Number of plain transactions of each block ``start .. end`` (inclusive) of ``shard``.
+
+        Read from the skeleton: no block is generated.
+        """
+        shard = self._shard(shard)
+        start = self._number(start, "start")
+        end = self._number(end, "end")
+        skeleton = self._skeletons[shard]
+        out: list[int] = []
+        n = start
+        while n <= end:
+            seg = skeleton.segment_of(n)
+            i0 = n - seg.start
+            i1 = min(end - seg.start, SEGMENT - 1)
+            out.extend(np.diff(seg.offsets[i0 : i1 + 2]).tolist())
+            n = seg.start + i1 + 1
+        return out
+
     def genesis_hash(self, shard: int) -> str:
         """Hash of block 0 of ``shard``."""
         return self._factory.block_hash(self._shard(shard), 0)
@@ -317,7 +335,8 @@ class Chain:
         ConfigError
             ``eth_hash`` is not a 0x-prefixed 64-hex-digit string.
         """
-        found = self._locate(eth_hash, "eth hash", HASH_ETH)
+        text = _hex_string("eth hash", eth_hash, 32)
+        found = self._locate(self._codec.eth_to_tx_hash(text), "eth hash", HASH_TX)
         if found is None:
             return None
         block, index = found
