@@ -1,0 +1,137 @@
+"""Point lookups: chain head, shards, transaction counts, pending cross-shard receipts, and
+transactions / traces by hash.
+
+These are not cached: they describe the moment of the call (head, pool contents) or are cheap
+point queries. Hash lookups are sent concurrently (the client batches them); unknown hashes are
+reported, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Sequence
+from typing import Literal
+
+import pyarrow as pa
+
+from hmyframe import datasets as ds
+from hmyframe.datasets import ConvertContext, decode_blocks
+from hmyframe.errors import ConfigError, NotFoundError, short_repr
+from hmyframe.fetch._session import Session, block_arg, gather_first_error
+from hmyframe.rpc.methods import tx_hash_param
+
+__all__ = [
+    "MissingPolicy",
+    "NotFoundWarning",
+    "fetch_pending_cx_receipts",
+    "fetch_shards",
+    "fetch_traces_by_hash",
+    "fetch_transactions_by_hash",
+    "fetch_tx_counts",
+]
+
+MissingPolicy = Literal["warn", "raise", "ignore"]
+
+
+class NotFoundWarning(UserWarning):
+    """Some requested hashes are unknown to the node (their list is in ``df.attrs["not_found"]``)."""
+
+
+def _check_hashes(hashes: Sequence[str]) -> list[str]:
+    if isinstance(hashes, str):
+        hashes = [hashes]
+    if not hashes:
+        raise ConfigError("no transaction hash given")
+    return list(dict.fromkeys(tx_hash_param(h).lower() for h in hashes))
+
+
+def _report_missing(missing: list[str], policy: MissingPolicy, what: str) -> None:
+    if policy not in ("warn", "raise", "ignore"):
+        raise ConfigError(f"on_missing must be 'warn', 'raise' or 'ignore', got {short_repr(policy)}")
+    if not missing:
+        return
+    message = f"{len(missing)} {what} not found on the node: {', '.join(missing[:5])}" + (
+        " ..." if len(missing) > 5 else ""
+    )
+    if policy == "raise":
+        raise NotFoundError(-32000, message, method=what)
+    if policy == "warn":
+        warnings.warn(message, NotFoundWarning, stacklevel=4)
+
+
+async def fetch_transactions_by_hash(
+    session: Session, hashes: Sequence[str], shard: int = 0, *, on_missing: MissingPolicy = "warn"
+) -> tuple[pa.Table, list[str]]:
+    """Transactions by Harmony hash, fetched concurrently; returns (table, unknown hashes)."""
+    wanted = _check_hashes(hashes)
+    payloads = await gather_first_error(
+        session.methods.get_transaction_by_hash_raw(h, shard=shard) for h in wanted
+    )
+    found = [p for p in payloads if p.strip() != b"null"]
+    missing = [h for h, p in zip(wanted, payloads, strict=True) if p.strip() == b"null"]
+    _report_missing(missing, on_missing, "transactions")
+    table = ds.get("transactions").build(decode_blocks(found), ConvertContext(shard_id=shard))
+    return table, missing
+
+
+async def fetch_traces_by_hash(
+    session: Session, hashes: Sequence[str], shard: int = 0, *, on_missing: MissingPolicy = "warn"
+) -> tuple[pa.Table, list[str]]:
+    """Traces of transactions by Harmony hash (``trace_transaction``); returns (table, unknown hashes)."""
+    wanted = _check_hashes(hashes)
+    client = session.client
+
+    async def one(h: str) -> bytes | None:
+        try:
+            return await client.trace_transaction_raw(h, shard=shard)
+        except NotFoundError:
+            return None
+
+    payloads = await gather_first_error(one(h) for h in wanted)
+    missing = [h for h, p in zip(wanted, payloads, strict=True) if p is None]
+    _report_missing(missing, on_missing, "transactions")
+    dataset = ds.get("traces")
+    tables = [
+        dataset.convert([p], ConvertContext(shard_id=shard, requested_tx_hash=h))
+        for h, p in zip(wanted, payloads, strict=True)
+        if p is not None
+    ]
+    table = pa.concat_tables(tables) if tables else dataset.schema.empty_table()
+    if table.num_rows and dataset.sort_by:
+        table = table.sort_by([(c, "ascending") for c in dataset.sort_by])
+    return table, missing
+
+
+async def fetch_tx_counts(
+    session: Session, addresses: Sequence[str], block: int | None = None, shard: int = 0
+) -> pa.Table:
+    """Each address's transaction count (nonce) at ``block`` (``None``: the head)."""
+    if isinstance(addresses, str):
+        addresses = [addresses]
+    if not addresses:
+        raise ConfigError("tx_counts needs at least one address")
+    shard = block_arg(shard, "shard")
+    block = await session.head(shard, refresh=True) if block is None else block_arg(block, "block")
+    client = session.client
+    method = "hmyv2_getTransactionCount" if session.options.version == 2 else "hmy_getTransactionCount"
+    ref: int | str = block if session.options.version == 2 else hex(block)
+    pairs = [(a, block) for a in addresses]
+    from hmyframe.addresses import to_hex
+
+    payloads = await asyncio.gather(
+        *(client.request_raw(method, [to_hex(a), ref], shard=shard) for a in addresses)
+    )
+    return ds.get("tx_counts").convert(list(payloads), ConvertContext(shard_id=shard, addresses_blocks=pairs))
+
+
+async def fetch_pending_cx_receipts(session: Session, shard: int = 0) -> pa.Table:
+    """Pending cross-shard receipts in ``shard``'s pool (transfers sent to it, not yet received)."""
+    raw = await session.methods.get_pending_cx_receipts_raw(shard=shard)
+    return ds.get("cx_receipts").convert([raw], ConvertContext(shard_id=shard))
+
+
+async def fetch_shards(session: Session) -> pa.Table:
+    """The network's shards and their endpoints, as the node lists them."""
+    raw = await session.client.request_raw("hmy_getShardingStructure", [])
+    return ds.get("shards").convert([raw], ConvertContext(shard_id=await session.client.home_shard()))

@@ -1,0 +1,324 @@
+"""Block-range fetching: plan chunks, fetch them concurrently, convert, cache.
+
+One engine serves every dataset keyed by block (``blocks``, ``transactions``,
+``staking_transactions``, ``signers``, ``traces``):
+
+1. The range is compared with the cache; only the missing blocks are fetched (a fully cached
+   range sends no request at all).
+2. Missing blocks are cut into chunks aligned on multiples of ``chunk_size``; chunks are fetched
+   ``max_concurrent_chunks`` at a time, each with ``getBlocks`` calls of
+   ``blocks_per_request`` blocks (or batched ``getBlockByNumber``), all in flight together
+   under the client's bound.
+3. A chunk's blocks are decoded once and every block-derived table is built from them
+   (``blocks``, ``transactions`` and ``staking_transactions`` always, ``signers`` when asked);
+   each table is checked (exactly the chunk's blocks, once each) and written to the cache
+   atomically before the chunk counts as done. An interrupted fetch therefore resumes where it
+   stopped, and a chunk is never half-written.
+4. Traces come from ``trace_block`` on the trace endpoint, one call per block (batched by the
+   client); the Harmony hash of each trace's transaction is resolved from the chunk's
+   transactions (fetched or read from the cache).
+5. Results are read back in block order, so they are the same whatever order answers arrived in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hmyframe import datasets as ds
+from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
+from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
+from hmyframe.fetch._session import Session, block_arg, gather_first_error
+
+__all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "split_aligned"]
+
+#: Tables built from every fetched block chunk (written together: one fetch, three tables).
+BLOCK_FAMILY: tuple[str, ...] = ("blocks", "transactions", "staking_transactions")
+#: Datasets this engine serves.
+RANGE_DATASETS: tuple[str, ...] = (*BLOCK_FAMILY, "signers", "traces")
+
+ProgressFn = Callable[[int], None]
+
+
+def split_aligned(gaps: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """Cut inclusive block ranges at multiples of ``size``.
+
+    >>> split_aligned([(5, 25)], 10)
+    [(5, 9), (10, 19), (20, 25)]
+    """
+    out: list[tuple[int, int]] = []
+    for start, end in gaps:
+        cursor = start
+        while cursor <= end:
+            stop = min(end, (cursor // size + 1) * size - 1)
+            out.append((cursor, stop))
+            cursor = stop + 1
+    return out
+
+
+def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _check_blocks(table: pa.Table, start: int, end: int, what: str, shard: int) -> None:
+    """The ``blocks`` table of a chunk must hold each block of ``start..end`` exactly once."""
+    numbers = table["block_number"].to_pylist()
+    if numbers != list(range(start, end + 1)):
+        got = sorted(set(numbers))
+        missing = sorted(set(range(start, end + 1)) - set(got))
+        extra = sorted(set(got) - set(range(start, end + 1)))
+        dup = len(numbers) - len(got)
+        raise ResponseShapeError(
+            what,
+            "blocks",
+            f"shard {shard} blocks {start}..{end}: missing {missing[:5]}, unexpected {extra[:5]}, duplicates {dup}",
+            "each requested block exactly once",
+        )
+
+
+def _check_within(table: pa.Table, start: int, end: int, name: str) -> None:
+    if table.num_rows == 0:
+        return
+    col = table["block_number"]
+    lo, hi = pc.min(col).as_py(), pc.max(col).as_py()
+    if lo is None or hi is None or lo < start or hi > end:
+        raise ResponseShapeError(name, "block_number", (lo, hi), f"rows of blocks {start}..{end} only")
+
+
+class _RangeFetch:
+    """One call of :func:`fetch_range` (the state shared by its chunks)."""
+
+    def __init__(
+        self, session: Session, names: Sequence[str], shard: int, progress: ProgressFn | None
+    ) -> None:
+        self.session = session
+        self.names = list(dict.fromkeys(names))
+        self.shard = shard
+        self.progress = progress
+        self.chain_id = ""
+        self.strategy = session.options.strategy
+        self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
+
+    # -- what is missing ----------------------------------------------------------------
+
+    def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
+        cache = self.session.cache
+        if cache is None:
+            return [(start, end)]
+        return cache.missing(self.chain_id, ds.get(name), self.shard, start, end)
+
+    def missing_names(self, start: int, end: int) -> set[str]:
+        return {n for n in self.names if self.missing(n, start, end)}
+
+    # -- fetching -----------------------------------------------------------------------
+
+    async def block_payloads(self, start: int, end: int, with_signers: bool) -> list[bytes]:
+        methods = self.session.methods
+        step = self.session.options.blocks_per_request
+        if self.strategy == "range":
+            try:
+                return list(
+                    await asyncio.gather(
+                        *(
+                            methods.get_blocks_raw(
+                                a,
+                                min(end, a + step - 1),
+                                full_tx=True,
+                                incl_staking=True,
+                                with_signers=with_signers,
+                                shard=self.shard,
+                            )
+                            for a in range(start, end + 1, step)
+                        )
+                    )
+                )
+            except MethodNotFoundError:
+                # a node (or a proxy filter) without getBlocks: batched single-block calls
+                self.strategy = "batch"
+        return list(
+            await asyncio.gather(
+                *(
+                    methods.get_block_by_number_raw(
+                        n, full_tx=True, incl_staking=True, with_signers=with_signers, shard=self.shard
+                    )
+                    for n in range(start, end + 1)
+                )
+            )
+        )
+
+    async def trace_payloads(self, start: int, end: int) -> list[bytes]:
+        client = self.session.client
+        payloads = await asyncio.gather(
+            *(client.trace_block_raw(n, shard=self.shard) for n in range(start, end + 1))
+        )
+        for number, payload in zip(range(start, end + 1), payloads, strict=True):
+            if payload.strip() == b"null":
+                raise NotFoundError(
+                    -32000,
+                    f"trace_block returned null for existing block {number}: the trace endpoint does not have "
+                    "this block's traces (is it an archival/trace node for this shard?)",
+                    method="trace_block",
+                    params=[hex(number)],
+                    endpoint=await client.endpoint_url(self.shard, trace=True),
+                )
+        return list(payloads)
+
+    def store(self, name: str, start: int, end: int, table: pa.Table) -> None:
+        cache = self.session.cache
+        if cache is None:
+            if name in self.memory:
+                self.memory[name].append((start, table))
+        else:
+            cache.write_range(self.chain_id, ds.get(name), self.shard, start, end, table)
+
+    async def chunk(self, start: int, end: int) -> None:
+        wanted = self.missing_names(start, end)
+        if not wanted:
+            return
+        with_signers = "signers" in wanted
+        need_blocks = bool(wanted & {*BLOCK_FAMILY, "signers"})
+        trace_ctx: ConvertContext | None = None
+        traces_wanted = "traces" in wanted
+        # resolve trace hashes from cached transactions, if present: no block request
+        if (
+            traces_wanted
+            and not need_blocks
+            and self.session.cache is not None
+            and not self.missing("transactions", start, end)
+        ):
+            tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
+            trace_ctx = _traces_context_from_table(tx, self.shard)
+        if need_blocks or (traces_wanted and trace_ctx is None):
+            payloads = await self.block_payloads(start, end, with_signers)
+            decoded = decode_blocks(payloads)
+            ctx = ConvertContext(shard_id=self.shard)
+            tables = {name: ds.get(name).build(decoded, ctx) for name in BLOCK_FAMILY}
+            if with_signers:
+                tables["signers"] = ds.get("signers").build(decoded, ctx)
+            _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
+            for name, table in tables.items():
+                _check_within(table, start, end, name)
+                if name in wanted or (self.session.cache is not None and self.missing(name, start, end)):
+                    self.store(name, start, end, table)
+            if traces_wanted:
+                trace_ctx = traces_context(decoded, self.shard)
+        if traces_wanted:
+            assert trace_ctx is not None
+            table = ds.get("traces").convert(await self.trace_payloads(start, end), trace_ctx)
+            _check_within(table, start, end, "traces")
+            self.store("traces", start, end, table)
+        if self.progress is not None:
+            self.progress(end - start + 1)
+
+    # -- results ------------------------------------------------------------------------
+
+    def result(self, name: str, start: int, end: int) -> pa.Table:
+        dataset = ds.get(name)
+        cache = self.session.cache
+        if cache is not None:
+            return cache.read_range(self.chain_id, dataset, self.shard, start, end)
+        parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
+        return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+async def fetch_range(
+    session: Session,
+    names: Sequence[str],
+    start: int,
+    end: int | None,
+    shard: int = 0,
+    *,
+    progress: ProgressFn | None = None,
+    on_plan: Callable[[int], None] | None = None,
+) -> dict[str, pa.Table]:
+    """Fetch (or read from the cache) blocks ``start..end`` of ``shard`` for each dataset.
+
+    Parameters
+    ----------
+    session
+        An open :class:`~hmyframe.fetch.Session`.
+    names
+        Datasets among :data:`RANGE_DATASETS`.
+    start, end
+        Inclusive block range; ``end=None`` means the shard's head (``head - 1`` when
+        ``signers`` is asked for: the node derives block N's signers from block N+1).
+    shard
+        Shard id.
+    progress
+        Called with the number of blocks of each chunk as it completes.
+    on_plan
+        Called once with the number of blocks that will be fetched (0 for a cache hit).
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        One table per requested dataset, rows in block order.
+
+    Raises
+    ------
+    ConfigError
+        Bad range or dataset, or a range beyond the head.
+    """
+    for name in names:
+        if name not in RANGE_DATASETS:
+            raise ConfigError(
+                f"dataset {short_repr(name)} is not fetched by block range; range datasets: {', '.join(RANGE_DATASETS)}"
+            )
+    if not names:
+        raise ConfigError("no dataset given")
+    start = block_arg(start, "start block")
+    shard = block_arg(shard, "shard")
+    job = _RangeFetch(session, names, shard, progress)
+    if end is None:
+        end = await session.head(shard) - (1 if "signers" in names else 0)
+    end = block_arg(end, "end block")
+    if end < start:
+        raise ConfigError(f"end block {end} is before start block {start}")
+    job.chain_id = await session.chain_id()
+    gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
+    if gaps:
+        head = await session.head(shard)
+        limit = head - 1 if "signers" in names else head
+        if end > limit:
+            why = " (block N's signers need block N+1)" if "signers" in names else ""
+            raise ConfigError(
+                f"end block {end} is beyond the last fetchable block {limit} of shard {shard}{why}; "
+                f"the head is {head}"
+            )
+    chunks = split_aligned(gaps, session.options.chunk_size)
+    if on_plan is not None:
+        on_plan(sum(b - a + 1 for a, b in chunks))
+    semaphore = asyncio.Semaphore(session.options.max_concurrent_chunks)
+
+    async def run(a: int, b: int) -> None:
+        async with semaphore:
+            await job.chunk(a, b)
+
+    await gather_first_error(run(a, b) for a, b in chunks)
+    return {name: job.result(name, start, end) for name in job.names}
+
+
+def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:
+    """Hash-resolution context for traces from a cached ``transactions`` table."""
+    hashes = tx["transaction_hash"].to_pylist()
+    eth = tx["eth_hash"].to_pylist()
+    numbers = tx["block_number"].to_pylist()
+    index = tx["transaction_index"].to_pylist()
+    return ConvertContext(
+        shard_id=shard,
+        tx_hashes={e: h for e, h in zip(eth, hashes, strict=True) if e is not None and h is not None},
+        tx_positions={
+            (n, i): h
+            for n, i, h in zip(numbers, index, hashes, strict=True)
+            if n is not None and i is not None
+        },
+    )

@@ -1,0 +1,340 @@
+"""A fetch session: one client, one cache, one chain.
+
+:class:`Session` resolves what the user pointed at (a URL, ``"devnet"``, a running
+:class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client`), owns the client
+for the duration of an ``async with``, knows the chain's identity (its genesis hash, used to
+key the cache) and the shards' heads.
+
+Zero-request cache hits: opening a session sends nothing. The chain id is remembered per URL
+for the life of the process (and known without a request for the embedded devnet), and block
+ranges that are fully cached are read without asking the node for its head.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import operator
+import os
+import threading
+from collections.abc import Coroutine, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from hmyframe.cache import Cache
+from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
+from hmyframe.rpc import Client, RetryPolicy
+
+if TYPE_CHECKING:
+    from hmyframe.devnet import Devnet
+
+__all__ = [
+    "DEFAULT_RPC",
+    "DEFAULT_TRACE_RPC",
+    "FetchOptions",
+    "Session",
+    "block_arg",
+    "default_devnet",
+    "gather_first_error",
+]
+
+
+def block_arg(value: object, what: str) -> int:
+    """A caller's block number, shard or page as a plain ``int >= 0``.
+
+    Accepts any integer type (``numpy.int64`` from a DataFrame too); refuses ``bool``, floats,
+    strings and negatives with a :class:`ConfigError` naming the value.
+    """
+    if isinstance(value, bool):
+        raise ConfigError(f"{what} must be a non-negative integer, got {short_repr(value)}")
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ConfigError(f"{what} must be a non-negative integer, got {short_repr(value)}") from None
+    if number < 0:
+        raise ConfigError(f"{what} must be a non-negative integer, got {number}")
+    return number
+
+
+async def gather_first_error(coros: Iterable[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """Run coroutines concurrently; on the first failure cancel the rest and raise it.
+
+    Unlike ``asyncio.TaskGroup`` the error is raised as itself, not inside an
+    ``ExceptionGroup``, so callers see the ``HmyframeError`` that happened first.
+    Work finished before the failure (chunks written to the cache) stays done.
+    """
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:
+        return []
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+#: Public mainnet shard-0 endpoint, used when neither ``rpc=`` nor ``HMYFRAME_RPC`` is given.
+DEFAULT_RPC = "https://api.s0.t.hmny.io"
+#: Public mainnet archival endpoint serving ``trace_*`` for shard 0.
+DEFAULT_TRACE_RPC = "https://a.api.s0.t.hmny.io"
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """How to fetch: chunking, request shapes, politeness.
+
+    Attributes
+    ----------
+    chunk_size
+        Blocks per cache file (files are aligned on multiples of it).
+    blocks_per_request
+        Blocks asked for in one ``getBlocks`` call (``strategy="range"``) or one JSON-RPC
+        batch of ``getBlockByNumber`` calls (``strategy="batch"``).
+    strategy
+        ``"range"`` (``hmyv2_getBlocks``; the default, faster in ``bench/fetch_strategy.py``)
+        or ``"batch"`` (batched ``getBlockByNumber``, for nodes that disable ``getBlocks``).
+    version
+        RPC generation to fetch with: 2 (``hmyv2_``, numbers) or 1 (``hmy_``, hex).
+    max_concurrent_chunks
+        Chunks fetched at the same time.
+    max_in_flight, batch_size, requests_per_second, timeout, retry
+        Passed to :class:`~hmyframe.rpc.Client`.
+    validator_pacing
+        ``(rate, burst)`` pacing of validator-information pages (the node allows 1/s, burst 3).
+    """
+
+    chunk_size: int = 1000
+    blocks_per_request: int = 100
+    strategy: Literal["range", "batch"] = "range"
+    version: Literal[1, 2] = 2
+    max_concurrent_chunks: int = 4
+    max_in_flight: int = 8
+    batch_size: int = 100
+    requests_per_second: float | None = None
+    timeout: float = 60.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    validator_pacing: tuple[float, int] | None = (1.0, 3)
+
+    def __post_init__(self) -> None:
+        for name in (
+            "chunk_size",
+            "blocks_per_request",
+            "max_concurrent_chunks",
+            "max_in_flight",
+            "batch_size",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"FetchOptions.{name} must be a positive integer, got {short_repr(value)}")
+        if self.blocks_per_request > 1025:
+            raise ConfigError(
+                f"FetchOptions.blocks_per_request {self.blocks_per_request} exceeds the node's getBlocks cap of 1025"
+            )
+        if self.strategy not in ("range", "batch"):
+            raise ConfigError(
+                f"FetchOptions.strategy must be 'range' or 'batch', got {short_repr(self.strategy)}"
+            )
+        if self.version not in (1, 2):
+            raise ConfigError(f"FetchOptions.version must be 1 or 2, got {short_repr(self.version)}")
+
+    def with_(self, **changes: Any) -> FetchOptions:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+# --------------------------------------------------------------------------- devnet
+
+
+_devnet_lock = threading.Lock()
+_default_devnet: Devnet | None = None
+
+
+def default_devnet() -> Devnet:
+    """The process-wide embedded devnet used by ``rpc="devnet"``, started on first use.
+
+    It serves 2 shards of 2,000 blocks (seed 0) from a background thread until the
+    process exits.
+    """
+    global _default_devnet
+    with _devnet_lock:
+        if _default_devnet is None or not _default_devnet.running:
+            from hmyframe.devnet import Devnet
+
+            net = Devnet(seed=0, shards=2, blocks=2000)
+            net.__enter__()
+            atexit.register(net.close)
+            _default_devnet = net
+        return _default_devnet
+
+
+# --------------------------------------------------------------------------- chain ids
+
+_chain_ids: dict[str, str] = {}
+_chain_ids_lock = threading.Lock()
+
+
+def chain_id_from_hash(genesis_hash: Any) -> str:
+    """The cache key of a chain: the first 16 hex digits of its shard-0 genesis hash."""
+    if not isinstance(genesis_hash, str) or len(genesis_hash) != 66 or not genesis_hash.startswith("0x"):
+        raise ResponseShapeError("genesis block", "hash", genesis_hash, "a 0x-prefixed 32-byte hash")
+    return genesis_hash[2:18].lower()
+
+
+@dataclass
+class _Resolved:
+    url: str
+    trace_url: str | dict[int, str] | None
+    shard_urls: dict[int, str] | None
+    chain_id: str | None
+    client: Client | None
+
+
+def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
+    from hmyframe.devnet import Devnet
+
+    if rpc is None:
+        rpc = os.environ.get("HMYFRAME_RPC") or DEFAULT_RPC
+    if rpc == "devnet":
+        rpc = default_devnet()
+    if isinstance(rpc, Devnet):
+        chain_id = chain_id_from_hash(rpc.chain.genesis_hash(0))
+        traces = dict(enumerate(rpc.trace_urls)) if trace_rpc is None else trace_rpc
+        return _Resolved(rpc.url, traces, dict(enumerate(rpc.urls)), chain_id, None)
+    if isinstance(rpc, Client):
+        return _Resolved(rpc.url, None, None, None, rpc)
+    if not isinstance(rpc, str) or not rpc.startswith(("http://", "https://")):
+        raise ConfigError(
+            f"rpc must be an http(s) URL, 'devnet', a Devnet or a Client, got {short_repr(rpc)}"
+        )
+    if trace_rpc is None:
+        trace_rpc = os.environ.get("HMYFRAME_TRACE_RPC") or (
+            DEFAULT_TRACE_RPC if rpc == DEFAULT_RPC else None
+        )
+    return _Resolved(rpc, trace_rpc, None, None, None)
+
+
+class Session:
+    """One client, one cache, one chain: the context every fetch runs in.
+
+    Parameters
+    ----------
+    rpc
+        A node URL, ``"devnet"`` (the embedded devnet), a running
+        :class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client` (used as
+        is, not closed). Default: ``$HMYFRAME_RPC``, else the public mainnet shard-0 endpoint.
+    trace_rpc
+        URL (or ``{shard: url}``) serving ``trace_*``. Default: ``$HMYFRAME_TRACE_RPC``; the
+        devnet's trace ports for a devnet; the public archival endpoint for mainnet.
+    cache
+        ``True`` (the default cache root ``data/`` or ``$HMYFRAME_CACHE``), a folder, a
+        :class:`~hmyframe.cache.Cache`, or ``False`` to fetch without caching.
+    options
+        :class:`FetchOptions`.
+
+    Examples
+    --------
+    >>> async with Session("devnet") as s:                           # doctest: +SKIP
+    ...     head = await s.head(0)
+    """
+
+    def __init__(
+        self,
+        rpc: object = None,
+        *,
+        trace_rpc: str | dict[int, str] | None = None,
+        cache: bool | str | os.PathLike[str] | Cache = True,
+        options: FetchOptions | None = None,
+    ) -> None:
+        self.options = options or FetchOptions()
+        if not isinstance(self.options, FetchOptions):
+            raise ConfigError(f"options must be a FetchOptions, got {short_repr(options)}")
+        self._resolved = _resolve(rpc, trace_rpc)
+        if cache is True:
+            self.cache: Cache | None = Cache()
+        elif cache is False or cache is None:
+            self.cache = None
+        elif isinstance(cache, Cache):
+            self.cache = cache
+        elif isinstance(cache, str | os.PathLike):
+            self.cache = Cache(Path(cache))
+        else:
+            raise ConfigError(f"cache must be True, False, a folder or a Cache, got {short_repr(cache)}")
+        self._owns_client = self._resolved.client is None
+        self._client: Client | None = self._resolved.client
+        self._heads: dict[int, int] = {}
+
+    @property
+    def url(self) -> str:
+        """The home URL (redact it before showing it)."""
+        return self._resolved.url
+
+    @property
+    def client(self) -> Client:
+        """The open client."""
+        if self._client is None:
+            raise ConfigError("the session is not open: use `async with Session(...) as session`")
+        return self._client
+
+    async def __aenter__(self) -> Session:
+        if self._owns_client:
+            opts = self.options
+            self._client = Client(
+                self._resolved.url,
+                trace_url=self._resolved.trace_url,
+                shard_urls=self._resolved.shard_urls,
+                max_in_flight=opts.max_in_flight,
+                batch_size=opts.batch_size,
+                requests_per_second=opts.requests_per_second,
+                timeout=opts.timeout,
+                retry=opts.retry,
+                validator_pacing=opts.validator_pacing,
+            )
+            await self._client.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._owns_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    @property
+    def methods(self) -> Any:
+        """The typed methods of the configured generation (``client.v2`` or ``client.v1``)."""
+        return self.client.v2 if self.options.version == 2 else self.client.v1
+
+    async def chain_id(self) -> str:
+        """The chain's cache key (first 16 hex digits of the shard-0 genesis hash).
+
+        Known without a request for the devnet and for URLs already seen in this process.
+        """
+        if self._resolved.chain_id is not None:
+            return self._resolved.chain_id
+        key = self._resolved.url
+        with _chain_ids_lock:
+            known = _chain_ids.get(key)
+        if known is None:
+            block = await self.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
+            if not isinstance(block, dict):
+                raise ResponseShapeError(
+                    "hmyv2_getBlockByNumber", "result", block, f"the genesis block of {redact_url(key)}"
+                )
+            known = chain_id_from_hash(block.get("hash"))
+            with _chain_ids_lock:
+                _chain_ids[key] = known
+        self._resolved.chain_id = known
+        return known
+
+    async def head(self, shard: int, *, refresh: bool = False) -> int:
+        """The highest block number of ``shard`` (asked once per session unless ``refresh``)."""
+        if refresh or shard not in self._heads:
+            raw = await self.client.v2.block_number(shard=shard)
+            if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
+                raise ResponseShapeError("hmyv2_blockNumber", "result", raw, "a non-negative integer")
+            self._heads[shard] = raw
+        return self._heads[shard]

@@ -1,0 +1,135 @@
+"""Validator snapshots: every page of ``getAllValidatorInformationByBlockNumber`` at one block.
+
+A snapshot is taken at one block (the head when none is given), so every row describes the
+same moment: pages are always asked ``ByBlockNumber`` with that block, never "latest".
+
+Paging rules that keep rows neither lost nor duplicated:
+
+* pages are asked from 0 until the first **empty** page (a historical page can be shorter than
+  100 without being the last: the node skips validators created after the block);
+* a validator repeated across pages (a node that numbers pages from 1 answers page 0 and page 1
+  alike) is kept once (the ``validators`` datasets deduplicate by address);
+* a node that ignores the page number would repeat one page forever: after two consecutive
+  pages that add no new validator the paging stops.
+
+Pages are paced by the client (``validator_pacing``, default 1/s with a burst of 3, the node's own
+limit), so the default settings never trip the node's limiter. The four snapshot tables
+(``validators``, ``voting_power``, ``delegations``, ``undelegations``) are built from the same pages
+and cached together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from hmyframe import datasets as ds
+from hmyframe.datasets import ConvertContext, decode_json, decode_validators
+from hmyframe.datasets._convert import Bad, parse_int
+from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
+from hmyframe.fetch._session import Session, block_arg
+
+__all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
+
+#: Datasets built from one validator snapshot.
+SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
+
+_MAX_PAGES = 10_000
+
+
+def _page_addresses(page: Any) -> list[str]:
+    """Validator addresses of one decoded page (current or early-2020 wrapped format)."""
+    if not isinstance(page, list):
+        raise ResponseShapeError(
+            "getAllValidatorInformationByBlockNumber", "result", page, "an array of validators"
+        )
+    out: list[str] = []
+    for element in page:
+        item = element
+        if isinstance(item, dict) and "result" in item and "validator" not in item:
+            item = item["result"]
+        validator = item.get("validator") if isinstance(item, dict) else None
+        address = validator.get("address") if isinstance(validator, dict) else None
+        if not isinstance(address, str):
+            raise ResponseShapeError(
+                "getAllValidatorInformationByBlockNumber", "validator.address", element, "a validator address"
+            )
+        out.append(address)
+    return out
+
+
+async def _snapshot_epoch(session: Session, block: int) -> int | None:
+    """Epoch of ``block`` from its header (``None`` for an early-2020 node without it)."""
+    header = await session.methods.get_block_by_number(block, full_tx=False, incl_staking=False, shard=0)
+    epoch = header.get("epoch") if isinstance(header, dict) else None
+    if epoch is None:
+        return None
+    try:
+        return parse_int(epoch)
+    except Bad:
+        raise ResponseShapeError("getBlockByNumber", "epoch", epoch, "an epoch number") from None
+
+
+async def fetch_snapshot(
+    session: Session, names: Sequence[str], block: int | None = None
+) -> tuple[int, dict[str, pa.Table]]:
+    """Fetch (or read from the cache) the validator snapshot at ``block``.
+
+    Parameters
+    ----------
+    session
+        An open :class:`~hmyframe.fetch.Session`.
+    names
+        Datasets among :data:`SNAPSHOT_DATASETS`.
+    block
+        Block of the snapshot; ``None`` for the beacon chain's head.
+
+    Returns
+    -------
+    (int, dict[str, pyarrow.Table])
+        The snapshot block and one table per requested dataset.
+    """
+    for name in names:
+        if name not in SNAPSHOT_DATASETS:
+            raise ConfigError(
+                f"dataset {short_repr(name)} is not a validator snapshot; snapshot datasets: {', '.join(SNAPSHOT_DATASETS)}"
+            )
+    block = await session.head(0, refresh=True) if block is None else block_arg(block, "snapshot block")
+    cache = session.cache
+    chain_id = await session.chain_id()
+    if cache is not None:
+        cached = {name: cache.read_snapshot(chain_id, ds.get(name), 0, block) for name in names}
+        if all(t is not None for t in cached.values()):
+            return block, {name: t for name, t in cached.items() if t is not None}
+    head = await session.head(0)
+    if block > head:
+        raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
+    payloads: list[bytes] = []
+    seen: set[str] = set()
+    barren = 0
+    for page in range(_MAX_PAGES):
+        raw = await session.methods.get_all_validator_information_by_block_number_raw(page, block)
+        addresses = _page_addresses(decode_json([raw], "validators")[0])
+        if not addresses:
+            break
+        payloads.append(raw)
+        new = {a.lower() for a in addresses} - seen
+        seen |= new
+        barren = 0 if new else barren + 1
+        if barren >= 2:
+            break
+    else:
+        raise ResponseShapeError(
+            "getAllValidatorInformationByBlockNumber", "page", _MAX_PAGES, "an empty page eventually"
+        )
+    ctx = ConvertContext(
+        shard_id=0, snapshot_block=block, snapshot_epoch=await _snapshot_epoch(session, block)
+    )
+    decoded = decode_validators(payloads)
+    tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
+    if cache is not None:
+        for name, table in tables.items():
+            cache.write_snapshot(chain_id, ds.get(name), 0, block, table)
+    return block, {name: tables[name] for name in names}
