@@ -826,7 +826,9 @@ class Client:
     def _abandon(ep: _Endpoint, calls: list[_Call], message: str) -> None:
         for call in calls:
             if not call.future.done():
-                call.future.set_exception(ConnectionFailedError(message, endpoint=ep.url, method=call.describe()))
+                call.future.set_exception(
+                    ConnectionFailedError(message, endpoint=ep.url, method=call.describe())
+                )
 
     async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call]) -> None:
         pending = calls
@@ -856,7 +858,8 @@ class Client:
         """One HTTP round trip; settle what can be settled, return the retryable failures."""
         body = calls[0].item if len(calls) == 1 else b"[" + b",".join(c.item for c in calls) + b"]"
         if ep.pacer is not None and any(is_validator_listing(c.method) for c in calls):
-            self.stats.pacing_wait += await ep.pacer.acquire()
+            waited = await ep.pacer.acquire()
+            self.stats.pacing_wait += waited
         async with self._semaphore:
             if self._rps is not None:
                 await self._rps.acquire()

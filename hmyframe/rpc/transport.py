@@ -11,6 +11,7 @@ or raises :class:`TransportFault` naming the failure reason (``connect``, ``rese
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from hmyframe.rpc.retry import parse_retry_after
 __all__ = ["HttpReply", "Transport", "TransportFault"]
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+_LARGE_BODY = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +170,10 @@ class Transport:
             raise ConfigError(
                 f"the HTTP session for {redact_url(url)} is not open: use the client as `async with Client(...)`"
             )
+        # aiohttp warns (ResourceWarning) about raw bytes over 1 MiB; a BytesIO body is streamed.
+        data: bytes | io.BytesIO = io.BytesIO(body) if len(body) > _LARGE_BODY else body
         try:
-            async with session.post(url, data=body) as resp:
+            async with session.post(url, data=data) as resp:
                 payload = await resp.read()
                 return HttpReply(resp.status, payload, parse_retry_after(resp.headers.get("Retry-After")))
         except aiohttp.ClientPayloadError as exc:
