@@ -23,14 +23,25 @@ _HRP = "one"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
-def _polymod(values: list[int]) -> int:
-    chk = 1
-    for value in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ value
+def _xor_table() -> tuple[int, ...]:
+    table = []
+    for top in range(32):
+        acc = 0
         for i in range(5):
             if (top >> i) & 1:
-                chk ^= _GENERATOR[i]
+                acc ^= _GENERATOR[i]
+        table.append(acc)
+    return tuple(table)
+
+
+# XOR of the generator terms selected by each possible 5-bit "top" of the checksum state.
+_TOP_XOR = _xor_table()
+
+
+def _polymod(values: list[int], chk: int = 1) -> int:
+    table = _TOP_XOR
+    for value in values:
+        chk = ((chk & 0x1FFFFFF) << 5) ^ value ^ table[chk >> 25]
     return chk
 
 
@@ -61,6 +72,10 @@ def _is_hex_address(text: str) -> bool:
     return len(text) == 42 and text[:2] in ("0x", "0X") and all(c in _HEX_DIGITS for c in text[2:])
 
 
+# Checksum state after the expanded HRP "one" (the same prefix for every address).
+_HRP_CHECKSUM_STATE = _polymod(_hrp_expand(_HRP))
+
+
 @lru_cache(maxsize=65536)
 def hex_to_one(address: str) -> str:
     """Encode a ``0x`` address (any case) as a ``one1`` bech32 address.
@@ -83,10 +98,9 @@ def hex_to_one(address: str) -> str:
     text: object = address
     if not isinstance(text, str) or not _is_hex_address(text):
         raise AddressError(address, "not a 0x-prefixed 40-hex-digit address")
-    data = _convert_bits(bytes.fromhex(address[2:]), 8, 5, True)
-    assert data is not None  # padding never fails
-    values = _hrp_expand(_HRP) + data
-    polymod = _polymod([*values, 0, 0, 0, 0, 0, 0]) ^ 1
+    value = int(address[2:], 16)
+    data = [(value >> shift) & 31 for shift in range(155, -1, -5)]  # 160 bits -> 32 groups of 5
+    polymod = _polymod([*data, 0, 0, 0, 0, 0, 0], _HRP_CHECKSUM_STATE) ^ 1
     checksum = [(polymod >> 5 * (5 - i)) & 31 for i in range(6)]
     return _HRP + "1" + "".join(_CHARSET[d] for d in data + checksum)
 

@@ -157,29 +157,53 @@ def transaction_obj(
     dict
         Keys in the node's order.
     """
-    num = _num(gen)
     if profile == "current":
-        creation = tx.to is None
-        obj: dict[str, Any] = {
-            "blockHash": tx.block_hash,
-            "blockNumber": num(tx.block_number),
-            "from": tx.sender.lower() if creation else _one(tx.sender),
-            "timestamp": num(tx.timestamp),
-            "gas": num(tx.gas),
-            "gasPrice": num(tx.gas_price),
-            "hash": tx.hash,
-            "ethHash": tx.eth_hash,
-            "input": tx.input,
-            "nonce": num(tx.nonce),
-            "to": "" if creation else _one(tx.to),  # type: ignore[arg-type]
-            "transactionIndex": num(tx.index),
-            "value": num(tx.value),
-            "shardID": tx.shard_id,
-            "toShardID": tx.to_shard_id,
-            "v": hexq(tx.v),
-            "r": hexq(tx.r),
-            "s": hexq(tx.s),
-        }
+        to = tx.to
+        sender = tx.sender.lower() if to is None else _one(tx.sender)
+        receiver = "" if to is None else _one(to)
+        obj: dict[str, Any]
+        if gen == 1:
+            obj = {
+                "blockHash": tx.block_hash,
+                "blockNumber": hex(tx.block_number),
+                "from": sender,
+                "timestamp": hex(tx.timestamp),
+                "gas": hex(tx.gas),
+                "gasPrice": hex(tx.gas_price),
+                "hash": tx.hash,
+                "ethHash": tx.eth_hash,
+                "input": tx.input,
+                "nonce": hex(tx.nonce),
+                "to": receiver,
+                "transactionIndex": hex(tx.index),
+                "value": hex(tx.value),
+                "shardID": tx.shard_id,
+                "toShardID": tx.to_shard_id,
+                "v": hex(tx.v),
+                "r": hex(tx.r),
+                "s": hex(tx.s),
+            }
+        else:
+            obj = {
+                "blockHash": tx.block_hash,
+                "blockNumber": tx.block_number,
+                "from": sender,
+                "timestamp": tx.timestamp,
+                "gas": tx.gas,
+                "gasPrice": tx.gas_price,
+                "hash": tx.hash,
+                "ethHash": tx.eth_hash,
+                "input": tx.input,
+                "nonce": tx.nonce,
+                "to": receiver,
+                "transactionIndex": tx.index,
+                "value": tx.value,
+                "shardID": tx.shard_id,
+                "toShardID": tx.to_shard_id,
+                "v": hex(tx.v),
+                "r": hex(tx.r),
+                "s": hex(tx.s),
+            }
         return dict(sorted(obj.items())) if sort_keys else obj
     _check_profile(profile)
     if gen == 1:
