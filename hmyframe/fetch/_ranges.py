@@ -239,6 +239,7 @@ async def fetch_range(
     *,
     progress: ProgressFn | None = None,
     on_plan: Callable[[int], None] | None = None,
+    collect: bool = True,
 ) -> dict[str, pa.Table]:
     """Fetch (or read from the cache) blocks ``start..end`` of ``shard`` for each dataset.
 
@@ -257,6 +258,9 @@ async def fetch_range(
         Called with the number of blocks of each chunk as it completes.
     on_plan
         Called once with the number of blocks that will be fetched (0 for a cache hit).
+    collect
+        Return the tables (read back from the cache). ``False`` only fills the cache and
+        returns ``{}``, keeping memory flat for exports of any length (needs a cache).
 
     Returns
     -------
@@ -277,6 +281,8 @@ async def fetch_range(
         raise ConfigError("no dataset given")
     start = block_arg(start, "start block")
     shard = block_arg(shard, "shard")
+    if not collect and session.cache is None:
+        raise ConfigError("collect=False needs a cache to write to")
     job = _RangeFetch(session, names, shard, progress)
     if end is None:
         end = await session.head(shard) - (1 if "signers" in names else 0)
@@ -304,6 +310,8 @@ async def fetch_range(
             await job.chunk(a, b)
 
     await gather_first_error(run(a, b) for a, b in chunks)
+    if not collect:
+        return {}
     return {name: job.result(name, start, end) for name in job.names}
 
 

@@ -1,0 +1,60 @@
+"""Options shared by the commands that talk to a node."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hmyframe.fetch import FetchOptions
+
+__all__ = ["add_rpc_arguments", "fetch_options", "rpc_target"]
+
+
+def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True) -> None:
+    """Add ``--rpc`` (and, for fetching commands, the politeness and request-shape options)."""
+    group = parser.add_argument_group("node")
+    group.add_argument(
+        "--rpc",
+        default=None,
+        help="node URL, or 'devnet' for the embedded devnet (default: $HMYFRAME_RPC, else https://api.s0.t.hmny.io)",
+    )
+    if not fetching:
+        return
+    group.add_argument("--trace-rpc", default=None, help="URL serving trace_* (default: $HMYFRAME_TRACE_RPC)")
+    group.add_argument(
+        "--max-in-flight", type=int, default=8, help="HTTP requests in flight at once (default 8)"
+    )
+    group.add_argument(
+        "--rps", type=float, default=None, help="cap on HTTP requests per second (default none)"
+    )
+    group.add_argument(
+        "--strategy",
+        choices=("range", "batch"),
+        default="range",
+        help="getBlocks ranges or batched getBlockByNumber (default range)",
+    )
+    group.add_argument("--chunk-size", type=int, default=1000, help="blocks per cache file (default 1000)")
+    group.add_argument(
+        "--blocks-per-request", type=int, default=100, help="blocks per getBlocks call or batch (default 100)"
+    )
+    group.add_argument(
+        "--api", type=int, choices=(1, 2), default=2, help="hmy_ (1) or hmyv2_ (2) methods (default 2)"
+    )
+
+
+def rpc_target(args: argparse.Namespace) -> object:
+    """What ``--rpc`` names: a URL, ``"devnet"`` or ``None`` (the default endpoint)."""
+    value: Any = args.rpc
+    return value
+
+
+def fetch_options(args: argparse.Namespace) -> FetchOptions:
+    """:class:`FetchOptions` from the parsed node options."""
+    return FetchOptions(
+        chunk_size=args.chunk_size,
+        blocks_per_request=args.blocks_per_request,
+        strategy=args.strategy,
+        version=args.api,
+        max_in_flight=args.max_in_flight,
+        requests_per_second=args.rps,
+    )

@@ -1,0 +1,56 @@
+"""``hmyframe cache ls|clear``: what the Parquet cache holds, and emptying it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hmyframe.cache import Cache
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``cache`` sub-command with its ``ls`` and ``clear`` actions."""
+    parser = subparsers.add_parser("cache", help="list or clear the Parquet cache")
+    parser.add_argument("action", choices=("ls", "clear"), help="ls: list files; clear: delete them")
+    parser.add_argument("--dir", default=None, help="cache root (default: $HMYFRAME_CACHE or data/)")
+    parser.add_argument("--chain", default=None, help="only this chain id (16 hex digits)")
+    parser.add_argument("--dataset", default=None, help="only this dataset")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """List (grouped per chain, dataset and shard) or delete cache files."""
+    cache = Cache(args.dir)
+    if args.action == "clear":
+        removed = cache.clear(args.chain, args.dataset)
+        print(f"removed {removed} files from {cache.root}")
+        return 0
+    entries = cache.entries(args.chain, args.dataset)
+    if not entries:
+        print(f"{cache.root}: empty")
+        return 0
+    groups: dict[tuple[str, str, int], list[Any]] = {}
+    for entry in entries:
+        groups.setdefault((entry.chain_id, entry.dataset, entry.shard), []).append(entry)
+    print(f"{'CHAIN':<17} {'DATASET':<21} {'SHARD':>5} {'FILES':>6} {'ROWS':>12} {'MB':>9}  COVERS / STATUS")
+    for (chain, dataset, shard), items in sorted(groups.items()):
+        rows = sum(e.rows or 0 for e in items)
+        size = sum(e.size for e in items) / 1e6
+        ranges = [e for e in items if e.kind == "range"]
+        snaps = [e for e in items if e.kind == "snapshot"]
+        parts = []
+        if ranges:
+            parts.append(f"blocks {min(e.start for e in ranges)}..{max(e.end for e in ranges)}")
+        if snaps:
+            parts.append(
+                f"snapshots at {', '.join(str(e.start) for e in snaps[:5])}{' ...' if len(snaps) > 5 else ''}"
+            )
+        bad = [e for e in items if e.status != "ok"]
+        if bad:
+            parts.append(f"{len(bad)} stale/corrupt (refetched on next use)")
+        print(
+            f"{chain:<17} {dataset:<21} {shard:>5} {len(items):>6} {rows:>12,} {size:>9.2f}  {'; '.join(parts)}"
+        )
+    return 0

@@ -1,0 +1,229 @@
+"""Exports: chain slices written to disk as Parquet (the cache layout) or CSV.
+
+An export is a fetch that keeps nothing in memory: each chunk is written to the cache as it
+completes (so an interrupted export resumes where it stopped), then the summary lists what is
+on disk for the requested range. With ``format="csv"`` every Parquet file of the range is also
+converted to a CSV file of the same name under ``out``.
+
+Layout under the output folder (``pd.read_parquet(folder)``, ``pyarrow.dataset`` and DuckDB
+read a dataset folder directly)::
+
+    <out>/<chain_id>/<dataset>/shard<S>/<dataset>__<start>_<end>.parquet
+    <out>/<chain_id>/<dataset>/shard0/<dataset>__at_<block>.parquet        (validator snapshots)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from hmyframe import datasets as ds
+from hmyframe.cache import Cache
+from hmyframe.errors import CacheError, ConfigError, short_repr
+from hmyframe.fetch import FetchOptions, Session
+from hmyframe.fetch._progress import Progress
+from hmyframe.fetch._ranges import RANGE_DATASETS, fetch_range
+from hmyframe.fetch._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
+
+__all__ = ["ExportSummary", "ExportedDataset", "export"]
+
+
+@dataclass
+class ExportedDataset:
+    """What an export left on disk for one dataset."""
+
+    name: str
+    rows: int = 0
+    files: list[Path] = field(default_factory=list)
+    bytes: int = 0
+
+
+@dataclass
+class ExportSummary:
+    """The result of :func:`export`.
+
+    Attributes
+    ----------
+    chain_id
+        The chain's cache key (first 16 hex digits of its genesis hash).
+    shard
+        Shard exported (snapshots are always shard 0).
+    start, end
+        Block range exported (``None`` when only snapshots were asked for).
+    snapshot_block
+        Block of the validator snapshot, if one was exported.
+    fetched_blocks
+        Blocks actually fetched (the rest came from the cache).
+    seconds
+        Wall time.
+    datasets
+        Per dataset: rows, files, bytes.
+    """
+
+    chain_id: str
+    shard: int
+    start: int | None
+    end: int | None
+    snapshot_block: int | None
+    fetched_blocks: int
+    seconds: float
+    datasets: dict[str, ExportedDataset]
+
+    def lines(self) -> list[str]:
+        """A short human-readable account, one line per dataset plus a header."""
+        where = f"blocks {self.start}..{self.end} of shard {self.shard}" if self.start is not None else ""
+        snap = f"validator snapshot at block {self.snapshot_block}" if self.snapshot_block is not None else ""
+        rate = self.fetched_blocks / self.seconds if self.seconds > 0 else 0.0
+        out = [
+            f"chain {self.chain_id}: {', '.join(p for p in (where, snap) if p)}; "
+            f"fetched {self.fetched_blocks} blocks in {self.seconds:.1f} s ({rate:,.0f} blocks/s), rest from cache"
+        ]
+        for item in self.datasets.values():
+            folder = os.path.commonpath([str(p.parent) for p in item.files]) if item.files else "-"
+            out.append(
+                f"  {item.name:<22} {item.rows:>10,} rows  {len(item.files):>4} files  "
+                f"{item.bytes / 1e6:>8.2f} MB  {folder}"
+            )
+        return out
+
+
+async def export(
+    datasets: Sequence[str],
+    start: int | None = None,
+    end: int | None = None,
+    shard: int = 0,
+    *,
+    block: int | None = None,
+    rpc: object = None,
+    trace_rpc: str | dict[int, str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    format: Literal["parquet", "csv"] = "parquet",
+    cache: str | os.PathLike[str] | None = None,
+    options: FetchOptions | None = None,
+    progress: bool | Callable[[int], None] = False,
+) -> ExportSummary:
+    """Export block-range datasets of ``start..end`` and/or a validator snapshot to disk.
+
+    Parameters
+    ----------
+    datasets
+        Names among the range datasets (blocks, transactions, staking_transactions, signers,
+        traces) and the snapshot datasets (validators, voting_power, delegations, undelegations).
+    start, end
+        Inclusive block range for range datasets (``end=None``: the head).
+    shard
+        Shard of the range datasets.
+    block
+        Block of the validator snapshot (``None``: the head).
+    rpc, trace_rpc, options, progress
+        As for the fetchers (see :mod:`hmyframe.fetch`).
+    out
+        Output folder. For Parquet it *is* the cache root (default ``data/``), so exported
+        files are reused by later fetches; for CSV the CSV files go there and the Parquet
+        files to the cache (``cache``, default ``data/``).
+    format
+        ``"parquet"`` or ``"csv"``.
+
+    Returns
+    -------
+    ExportSummary
+    """
+    if isinstance(datasets, str):
+        datasets = [d for d in datasets.split(",") if d]
+    names = list(dict.fromkeys(datasets))
+    if not names:
+        raise ConfigError("nothing to export: give at least one dataset")
+    for name in names:
+        ds.get(name)
+        if name not in RANGE_DATASETS and name not in SNAPSHOT_DATASETS:
+            raise ConfigError(
+                f"dataset {name!r} cannot be exported (it is a point lookup); exportable: "
+                f"{', '.join((*RANGE_DATASETS, *SNAPSHOT_DATASETS))}"
+            )
+    if format not in ("parquet", "csv"):
+        raise ConfigError(f"format must be 'parquet' or 'csv', got {short_repr(format)}")
+    range_names = [n for n in names if n in RANGE_DATASETS]
+    snap_names = [n for n in names if n in SNAPSHOT_DATASETS]
+    if range_names and start is None:
+        raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
+    root = Path(out) if out is not None and format == "parquet" else Path(cache) if cache else None
+    store = Cache(root) if root is not None else Cache()
+    began = time.perf_counter()
+    fetched = 0
+
+    def count(blocks: int) -> None:
+        nonlocal fetched
+        fetched += blocks
+
+    snapshot_block: int | None = None
+    async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
+        chain_id = await session.chain_id()
+        if range_names:
+            assert start is not None
+            if end is None:
+                end = await session.head(shard) - (1 if "signers" in range_names else 0)
+            with Progress.make(progress, f"export shard {shard}") as bar:
+
+                def tick(blocks: int) -> None:
+                    count(blocks)
+                    bar.update(blocks)
+
+                await fetch_range(
+                    session, range_names, start, end, shard, progress=tick, on_plan=bar.plan, collect=False
+                )
+        if snap_names:
+            snapshot_block, _ = await fetch_snapshot(session, snap_names, block)
+    summary = ExportSummary(
+        chain_id=chain_id,
+        shard=shard,
+        start=start if range_names else None,
+        end=end if range_names else None,
+        snapshot_block=snapshot_block,
+        fetched_blocks=fetched,
+        seconds=time.perf_counter() - began,
+        datasets={},
+    )
+    csv_root = Path(out) if (format == "csv" and out is not None) else Path("export-csv")
+    for name in names:
+        item = ExportedDataset(name)
+        dataset = ds.get(name)
+        for entry in store.entries(chain_id, name):
+            if entry.status != "ok":
+                continue
+            if name in RANGE_DATASETS:
+                assert start is not None
+                assert end is not None
+                if entry.kind != "range" or entry.shard != shard or entry.end < start or entry.start > end:
+                    continue
+            elif entry.kind != "snapshot" or entry.start != snapshot_block:
+                continue
+            path = entry.path
+            if format == "csv":
+                path = _to_csv(
+                    entry.path, csv_root / entry.path.relative_to(store.root).with_suffix(".csv"), dataset
+                )
+            item.files.append(path)
+            item.rows += entry.rows or 0
+            item.bytes += path.stat().st_size
+        summary.datasets[name] = item
+    return summary
+
+
+def _to_csv(source: Path, target: Path, dataset: ds.Dataset) -> Path:
+    """Convert one Parquet file to CSV (exact decimals as digits, timestamps ISO 8601)."""
+    try:
+        table = pq.read_table(source, schema=dataset.schema)
+    except OSError as exc:
+        raise CacheError(f"cannot read {source}: {exc}") from exc
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    pacsv.write_csv(table, tmp)
+    os.replace(tmp, target)
+    return target
