@@ -235,12 +235,8 @@ def payload_path(index: int, rest: str = "") -> str:
     return f"payload[{index}]{rest}"
 
 
-def _value_at(data: bytes, path: str) -> object:
-    """The value at a msgspec error path inside ``data`` (best effort, for messages)."""
-    try:
-        node: Any = _ANY.decode(data)
-    except msgspec.DecodeError:
-        return "<undecodable>"
+def _value_at(node: Any, path: str) -> object:
+    """The value at a msgspec error path inside decoded JSON (best effort, for messages)."""
     for idx, key in _SEGMENT_RE.findall(path):
         try:
             node = node[int(idx)] if idx else node[key]
@@ -250,12 +246,15 @@ def _value_at(data: bytes, path: str) -> object:
 
 
 def _shape_error(what: str, index: int, data: bytes, exc: msgspec.MsgspecError) -> ResponseShapeError:
+    try:
+        tree: Any = _ANY.decode(data)
+    except msgspec.DecodeError as bad_json:
+        # a typed decoder may reject the first token before it sees the JSON is broken
+        return ResponseShapeError(what, payload_path(index), bytes(data[:120]), f"valid JSON ({bad_json})")
     text = str(exc)
-    if isinstance(exc, msgspec.ValidationError):
-        m = _PATH_RE.match(text)
-        msg, path = (m.group("msg"), m.group("path") or "") if m else (text, "")
-        return ResponseShapeError(what, payload_path(index, path), _value_at(data, path), _expected(msg))
-    return ResponseShapeError(what, payload_path(index), bytes(data[:120]), f"valid JSON ({text})")
+    m = _PATH_RE.match(text)
+    msg, path = (m.group("msg"), m.group("path") or "") if m else (text, "")
+    return ResponseShapeError(what, payload_path(index, path), _value_at(tree, path), _expected(msg))
 
 
 def _expected(msgspec_message: str) -> str:

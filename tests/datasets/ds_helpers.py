@@ -102,3 +102,70 @@ def consumed() -> list[tuple[Sample, tuple[str, ...]]]:
 
 def as_bytes(value: Any) -> bytes:
     return json.dumps(value).encode()
+
+
+# --------------------------------------------------------------------------------------
+# hand-made validator-information elements, both formats
+# --------------------------------------------------------------------------------------
+
+A1 = "one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9"
+A2 = "one155jp2y76nazx8uw5sa94fr0m4s5aj8e5xm6fu3"
+A3 = "one1pdv9lrdwl0rg5vglh4xtyrv3wjk3wsqket7zxy"
+BLS = "4f41a37a3a8d0695dd6edcc58142c6b7d98e74da5c90e79b587b3b960b6a4f5e048e6d8b8a000d77a478d44cd640270c"
+
+
+def current_validator(address=A1, **top):
+    entry = {
+        "validator": {
+            "bls-public-keys": [BLS, BLS.replace("4f", "5f", 1)],
+            "last-epoch-in-committee": 200, "min-self-delegation": 10**22, "max-total-delegation": 10**25,
+            "rate": "0.100000000000000000", "max-rate": "0.900000000000000000", "max-change-rate": "0.050000000000000000",
+            "update-height": 40, "name": "n", "identity": "i", "website": "w", "security-contact": "s",
+            "details": "d", "creation-height": 4, "address": address,
+            "delegations": [
+                {"delegator-address": address, "amount": 10**22, "reward": 7, "undelegations": []},
+                {"delegator-address": A2, "amount": 12_999_999_999_999_999_999_999_999_999, "reward": 10**20,
+                 "undelegations": [{"amount": 5 * 10**18, "epoch": 201}, {"amount": 10**18, "epoch": 202}]},
+            ],
+        },
+        "current-epoch-performance": {
+            "current-epoch-signing-percent": {
+                "current-epoch-signed": 90, "current-epoch-to-sign": 100,
+                "current-epoch-signing-percentage": "0.900000000000000000",
+            },
+            "epoch": 203, "block": 9_000_000,
+        },
+        "metrics": {"by-bls-key": [{
+            "key": {"bls-public-key": BLS, "group-percent": "0.250000000000000000",
+                    "effective-stake": "1300000000000000000000000.500000000000000000",
+                    "raw-stake": "1300000000000000000000000.000000000000000000", "earning-account": address,
+                    "overall-percent": "0.080000000000000000", "shard-id": 1},
+            "earned-reward": 123456789012345678901,
+        }]},
+        "total-delegation": 13_000_000_000_000_000_000_000_000_000 - 10**22 + 10**22,
+        "currently-in-committee": True, "epos-status": "currently elected",
+        "epos-winning-stake": "1300000000000000000000000.000000000000000000",
+        "booted-status": None, "active-status": "active",
+        "lifetime": {"reward-accumulated": 10**24, "blocks": {"to-sign": 1000, "signed": 990},
+                     "apr": "0.123400000000000000", "epoch-apr": None, "epoch-blocks": None},
+    }  # fmt: skip
+    entry.update(top)
+    return entry
+
+
+def legacy_validator(key_spelling="num-blocks-to-sign", wrapped=True):
+    inner = {
+        "current-epoch-signing-percent": {"current-epoch-signed": 3, "current-epoch-to-sign": 4, "percentage": "0.750000000000000000"},
+        "current-epoch-voting-power": [{"effective-stake": "100.000000000000000000", "shard-id": 0,
+                                        "voting-power-adjusted": "0.500000000000000000", "voting-power-raw": "0.250000000000000000"}],
+        "validator": {
+            "active": True, "banned": False, "address": A1, "availability": {"num-blocks-signed": 77, key_spelling: 80},
+            "bls-public-keys": [BLS], "creation-height": 1, "delegations": [
+                {"amount": 9.0005e22, "delegator-address": A2, "reward": 0,
+                 "Undelegations": [{"Amount": 1e18, "Epoch": 3}]}],
+            "details": "", "identity": "", "last-epoch-in-committee": 2, "max-change-rate": "0.01",
+            "max-rate": "0.2", "max-total-delegation": 8e19, "min-self-delegation": 3.2e18, "name": "x",
+            "rate": "0.1", "security-contact": "", "update-height": 1, "website": "",
+        },
+    }  # fmt: skip
+    return {"id": "0", "jsonrpc": "2.0", "result": inner} if wrapped else inner

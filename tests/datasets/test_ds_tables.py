@@ -1,0 +1,231 @@
+"""Schemas, registry, pandas / Parquet round trips, exactness, README and the ``schema`` command."""
+
+from __future__ import annotations
+
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from ds_helpers import as_bytes, consumed, current_validator, legacy_validator
+
+from hmyframe.cli import main
+from hmyframe.datasets import (
+    AMOUNT,
+    DATASETS,
+    SHARED,
+    ConvertContext,
+    describe,
+    get,
+    schema_fingerprint,
+    to_pandas,
+)
+from hmyframe.datasets.docs import END, START, render, replace_block
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+CTX = ConvertContext(
+    shard_id=0, block_numbers=[2], addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)]
+)
+
+
+def _sample_table(name: str) -> pa.Table:
+    """Every consumed sample converted for ``name``, concatenated (nulls and real values mixed)."""
+    tables = [DATASETS[name].convert([s.payload], CTX) for s, names in consumed() if name in names]
+    if DATASETS[name].source == "validators":  # the samples have no undelegations nor metrics
+        page = as_bytes([current_validator(), legacy_validator()])
+        tables.append(DATASETS[name].convert([page], CTX))
+    return pa.concat_tables(tables)
+
+
+TABLES = {name: _sample_table(name) for name in DATASETS}
+
+
+def test_registry_names_and_lookup():
+    assert list(DATASETS) == [
+        "blocks",
+        "transactions",
+        "staking_transactions",
+        "signers",
+        "traces",
+        "validators",
+        "voting_power",
+        "delegations",
+        "undelegations",
+        "cx_receipts",
+        "shards",
+        "tx_counts",
+    ]
+    for name, ds in DATASETS.items():
+        assert get(name) is ds
+        assert ds.name == name
+
+
+def test_every_column_is_described_and_free_of_lists():
+    for ds in DATASETS.values():
+        assert ds.sort_by
+        for f in ds.schema:
+            assert describe(f), (ds.name, f.name)
+            assert "\n" not in describe(f)
+            assert not pa.types.is_nested(f.type), (ds.name, f.name)
+            assert f.name == f.name.lower()
+
+
+def test_same_column_name_means_same_type_everywhere():
+    seen: dict[str, pa.DataType] = {name: f.type for name, f in SHARED.items()}
+    for ds in DATASETS.values():
+        for f in ds.schema:
+            if f.name in seen:
+                assert f.type == seen[f.name], (ds.name, f.name, f.type, seen[f.name])
+            seen[f.name] = f.type
+    for name in ("value", "amount", "gas_price", "reward", "total_delegation", "effective_stake"):
+        assert seen[name] == AMOUNT
+    assert seen["timestamp"] == pa.timestamp("ms", tz="UTC")
+
+
+def test_fingerprint_is_stable_and_sensitive():
+    ds = DATASETS["blocks"]
+    assert ds.fingerprint == schema_fingerprint(ds.schema)
+    assert len({d.fingerprint for d in DATASETS.values()}) == len(DATASETS)
+    renamed = ds.schema.set(0, ds.schema.field(0).with_name("height"))
+    retyped = ds.schema.set(0, ds.schema.field(0).with_type(pa.int32()))
+    redescribed = ds.schema.set(0, ds.schema.field(0).with_metadata({b"description": b"other"}))
+    prints = {schema_fingerprint(s) for s in (ds.schema, renamed, retyped, redescribed)}
+    assert len(prints) == 4
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
+    table = TABLES[name]
+    assert table.num_rows > 0
+    df = to_pandas(table)
+    assert all(isinstance(dt, pd.ArrowDtype) for dt in df.dtypes)
+    assert [dt.pyarrow_dtype for dt in df.dtypes] == table.schema.types
+    path = tmp_path / f"{name}.parquet"
+    df.to_parquet(path)
+    back = pd.read_parquet(path, dtype_backend="pyarrow")
+    assert list(back.dtypes) == list(df.dtypes)
+    pd.testing.assert_frame_equal(back, df)
+    # plain pandas still reads every table, exact values included
+    plain = pd.read_parquet(path)
+    assert list(plain.columns) == table.schema.names
+    for f in table.schema:
+        if f.type == AMOUNT:
+            expected = table.column(f.name).to_pylist()
+            got = [None if pd.isna(v) else Decimal(v) for v in plain[f.name]]
+            assert got == expected, f.name
+
+
+def test_the_table_written_by_pyarrow_reads_back_identically():
+    for name, table in TABLES.items():
+        buf = io.BytesIO()
+        pq.write_table(table, buf)
+        buf.seek(0)
+        assert pq.read_table(buf).equals(table), name
+
+
+BIG = 2**64 + 12345  # above uint64
+NEAR_SUPPLY = 12_999_999_999_999_999_999_999_999_999  # 29 digits, ~ total supply in atto
+MAX38 = 10**38 - 1
+
+
+def test_exact_amounts_survive_bytes_table_pandas_parquet_pandas(tmp_path):
+    txs = []
+    for i, value in enumerate([BIG, NEAR_SUPPLY, MAX38, 0]):
+        txs.append(
+            {
+                "hash": "0x" + f"{i:064x}",
+                "blockHash": "0x" + "12" * 32,
+                "blockNumber": 10 + i,
+                "transactionIndex": 0,
+                "timestamp": 1_700_000_000,
+                "from": "one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9",
+                "to": "one155jp2y76nazx8uw5sa94fr0m4s5aj8e5xm6fu3",
+                "gas": 21000,
+                "gasPrice": value,
+                "nonce": i,
+                "value": value,
+                "input": "0x",
+                "shardID": 0,
+                "toShardID": 0,
+            }
+        )
+    raw = json.dumps(txs).encode()
+    assert str(NEAR_SUPPLY).encode() in raw
+    assert str(BIG).encode() in raw
+    table = DATASETS["transactions"].convert([raw], CTX)
+    expected = [Decimal(BIG), Decimal(NEAR_SUPPLY), Decimal(MAX38), Decimal(0)]
+    assert table.column("value").to_pylist() == expected
+    assert table.column("gas_price").to_pylist() == expected
+    df = to_pandas(table)
+    assert df["value"].tolist() == expected
+    path = tmp_path / "exact.parquet"
+    df.to_parquet(path)
+    back = pd.read_parquet(path, dtype_backend="pyarrow")
+    assert back["value"].tolist() == expected
+    assert pd.read_parquet(path)["value"].tolist() == expected
+    assert back["value_one"].tolist()[1] == NEAR_SUPPLY / 10**18  # convenience float beside
+
+
+def test_one_digit_too_many_is_rejected_with_the_field_named():
+    from hmyframe.errors import ResponseShapeError
+
+    tx = {"hash": "0x" + "1" * 64, "from": "one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9", "value": 10**38,
+          "gas": 1, "gasPrice": 1, "nonce": 0, "input": "0x"}  # fmt: skip
+    with pytest.raises(
+        ResponseShapeError, match=r"transactions: field 'payload\[0\]\.value'.*38 decimal digits"
+    ):
+        DATASETS["transactions"].convert([json.dumps(tx).encode()], CTX)
+
+
+def test_readme_dataset_block_is_up_to_date():
+    text = README.read_text(encoding="utf-8")
+    assert START in text
+    assert END in text
+    assert replace_block(text, render()) == text, "run: python -m hmyframe.datasets.docs --write README.md"
+    for name, ds in DATASETS.items():
+        assert f"### `{name}`" in text
+        for f in ds.schema:
+            assert f"| `{f.name}` | `{f.type}` |" in text
+
+
+def test_docs_module_check_and_write(tmp_path):
+    from hmyframe.datasets.docs import main as docs_main
+
+    stale = tmp_path / "R.md"
+    stale.write_text(f"# x\n\n{START}\nSTALE-CONTENT\n{END}\n\nafter\n", encoding="utf-8")
+    assert docs_main(["--check", str(stale)]) == 1
+    assert docs_main(["--write", str(stale)]) == 0
+    assert docs_main(["--check", str(stale)]) == 0
+    text = stale.read_text(encoding="utf-8")
+    assert text.startswith("# x\n")
+    assert text.endswith(f"{END}\n\nafter\n")
+    assert "STALE-CONTENT" not in text
+
+
+def test_cli_schema_lists_and_prints(capsys):
+    assert main(["schema"]) == 0
+    out = capsys.readouterr().out
+    for name in DATASETS:
+        assert name in out
+    assert main(["schema", "traces"]) == 0
+    out = capsys.readouterr().out
+    assert "trace_address" in out
+    assert "decimal128(38, 0)" in out
+    assert "Path of the call in the call tree" in out
+    assert main(["schema", "validators", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fingerprint"] == DATASETS["validators"].fingerprint
+    assert [c["name"] for c in data["columns"]] == DATASETS["validators"].schema.names
+    assert main(["schema", "blocks", "--format", "markdown"]) == 0
+    assert "| `block_number` | `int64` |" in capsys.readouterr().out
+
+
+def test_cli_schema_unknown_dataset(capsys):
+    assert main(["schema", "blok"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown dataset 'blok'" in err
+    assert "valid names: blocks, transactions" in err
