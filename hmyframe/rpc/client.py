@@ -925,6 +925,16 @@ class Client:
                 calls,
                 _Failure("bad_body", f"HTTP {status} body is not JSON (truncated?): {exc}; starts {snippet}"),
             )
+        if not isinstance(answer, list) and answer.error is None and answer.result is msgspec.UNSET:
+            text = reply.body[:120].decode("utf-8", "replace")
+            for call in calls:
+                _fail(
+                    call,
+                    ResponseShapeError(
+                        call.method, "$", text, "a JSON-RPC answer with a `result` or an `error` member"
+                    ),
+                )
+            return []
         envelopes = answer if isinstance(answer, list) else [answer]
         by_id: dict[int, _Envelope] = {}
         shared_error: _ErrorObject | None = None
