@@ -156,6 +156,8 @@ def _pair(text: str) -> tuple[str, str]:
     if text[:2] in ("0x", "0X"):
         raw = _decode_hex(text)
         return _encode_one(raw), "0x" + raw.hex()
+    if len(text) == 40 and _HEX_DIGITS.fullmatch(text):
+        raise AddressError(text, "40 hex digits without the 0x prefix")
     if "1" in text:
         raw = _decode_one(text)
         return text.lower(), "0x" + raw.hex()
