@@ -27,7 +27,6 @@ from hmyframe.devnet._gen_skeleton import (
     EOA_POPULATION,
     KIND_CALL,
     KIND_CREATE,
-    KIND_REVERT,
     KIND_XSHARD,
     Segment,
 )
@@ -51,6 +50,8 @@ _MAX_DEPTH: Final = 4
 _ARG_BITS: Final = (160, 160, 160, 64, 80, 96, 2, 256)
 _BOOL_WORDS: Final = (f"0x{0:064x}", f"0x{1:064x}")
 _LN_MILLION: Final = math.log(1_000_000)
+_TRANSFER_GAS: Final = (25_000, 30_000, 50_000, 100_000)
+_HALF_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141 // 2
 _POW10: Final[tuple[int, ...]] = tuple(int(10**k) for k in range(40))
 _P_LEAF: Final = (0.40, 0.60, 0.70, 0.80)  # per depth: probability of a frame without children
 _MAX_CHILDREN: Final = (3, 2, 2, 2)  # otherwise 1 .. this many children
@@ -152,10 +153,6 @@ class BlockFactory:
         if addr is None:
             addr = self._contracts[key] = self._codec.address(ADDR_CONTRACT, shard, index)
         return addr
-
-    def _receiver(self, shard: int) -> str:
-        rank = int(math.exp(self._rng.random() * self._log_eoa)) - 1
-        return self.eoa((rank * 15_485_863 + 4_567 + 101 * shard) % EOA_POPULATION)
 
     def _pick_contract(self, shard: int) -> str:
         rank = int(math.exp(self._rng.random() * self._log_contracts)) - 1
@@ -334,24 +331,30 @@ class BlockFactory:
         kind: int,
     ) -> Transaction:
         r = self._rng
+        rnd = r.random
         to_shard = shard
         to: str | None
         contract_address: str | None = None
         success = True
-        gas_price = self._gas_price()
-        if kind in (KIND_CALL, KIND_REVERT):
-            to = self._pick_contract(shard)
-            value = 0 if r.random() < 0.7 else self._value()
-            data = self._calldata()
-            gas = (100_000, 200_000, 250_000, 300_000, 500_000, 1_000_000, 2_000_000)[int(r.random() * 7)]
-            base = intrinsic_gas(data, False)
-            own = int(math.exp(8.5 + 2.5 * r.random()))  # ~5000 .. 60000
-            success = kind == KIND_CALL
-            ctx = _Ctx(shard, number, index)
-            trace = self._frame(
-                ctx, 0, "call", "call", sender, to, value, gas - base, data, not success, own, self._output()
-            )
-            gas_used = base + trace.gas_used
+        u = rnd()  # gas price, inlined (hot path)
+        if u < 0.70:
+            gas_price = 100_000_000_000
+        elif u < 0.90:
+            gas_price = (101 + int(rnd() * 200)) * 1_000_000_000
+        elif u < 0.95:
+            gas_price = 30_000_000_000
+        else:
+            gas_price = 500_000_000_000
+        if kind <= KIND_XSHARD:  # plain transfer, same shard or cross-shard
+            rank = int(math.exp(rnd() * self._log_eoa)) - 1
+            to = self.eoa((rank * 15_485_863 + 4_567 + 101 * shard) % EOA_POPULATION)
+            value = self._value()
+            data = "0x"
+            if kind == KIND_XSHARD:
+                to_shard = (shard + 1 + int(rnd() * (self._n_shards - 1))) % self._n_shards
+            gas = 21_000 if rnd() < 0.8 else _TRANSFER_GAS[int(rnd() * 4)]
+            gas_used = 21_000
+            trace = TraceFrame("call", "call", sender, to, value, gas - 21_000, 0, "0x", "0x", None, None, ())
         elif kind == KIND_CREATE:
             to = None
             contract_address = self._codec.address(ADDR_CREATED, shard, number, index)
@@ -378,16 +381,26 @@ class BlockFactory:
                 deployed,
             )
             gas_used = base + trace.gas_used
+        else:  # contract call, possibly reverted
+            to = self._pick_contract(shard)
+            value = 0 if r.random() < 0.7 else self._value()
+            data = self._calldata()
+            gas = (100_000, 200_000, 250_000, 300_000, 500_000, 1_000_000, 2_000_000)[int(r.random() * 7)]
+            base = intrinsic_gas(data, False)
+            own = int(math.exp(8.5 + 2.5 * r.random()))  # ~5000 .. 60000
+            success = kind == KIND_CALL
+            ctx = _Ctx(shard, number, index)
+            trace = self._frame(
+                ctx, 0, "call", "call", sender, to, value, gas - base, data, not success, own, self._output()
+            )
+            gas_used = base + trace.gas_used
+        parity = r.getrandbits(1)  # signature, inlined
+        if rnd() < 0.3:  # signed as an Ethereum transaction (EVM chain id per shard)
+            v = 2 * (ETH_CHAIN_ID_BASE + shard) + 35 + parity
         else:
-            to = self._receiver(shard)
-            value = self._value()
-            data = "0x"
-            if kind == KIND_XSHARD:
-                to_shard = (shard + 1 + int(r.random() * (self._n_shards - 1))) % self._n_shards
-            gas = 21_000 if r.random() < 0.8 else (25_000, 30_000, 50_000, 100_000)[int(r.random() * 4)]
-            gas_used = 21_000
-            trace = TraceFrame("call", "call", sender, to, value, gas - 21_000, 0)
-        v, sig_r, sig_s = self._signature(shard)
+            v = 2 * HARMONY_CHAIN_ID + 35 + parity
+        sig_r = r.getrandbits(256) % _SECP256K1_N or 1
+        sig_s = r.getrandbits(255) % _HALF_N or 1
         tx_hash, eth_hash = self._codec.tx_hashes(shard, number, index)
         # positional: the frozen dataclass's __init__ is measurably cheaper that way
         return Transaction(

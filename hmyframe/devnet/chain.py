@@ -27,10 +27,12 @@ blocks of ``Chain(blocks=N + k)``.
 
 from __future__ import annotations
 
+import functools
 import random
+import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Callable, Iterator
+from typing import Concatenate, Final, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +72,21 @@ _MAX_SHARDS: Final = 16
 _BLOCK_LRU: Final = 1024
 _TAG_CX: Final = 0x4358
 _HEX = frozenset("0123456789abcdef")
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[Chain, _P], _R]) -> Callable[Concatenate[Chain, _P], _R]:
+    """Run ``method`` under the chain's lock (generation shares one RNG and the caches)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Chain, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
@@ -122,6 +139,23 @@ class Chain:
     ConfigError
         A parameter is not an integer or is out of range.
 
+    Notes
+    -----
+    * Signing: ``signers(shard, n)`` lists each validator once, in committee order; all the
+      keys of one validator on one shard sign or miss together and the leader always
+      signs. A snapshot at block ``b`` counts ``current_epoch_signed`` over the blocks
+      ``epoch_first_block(epoch_of(b)) .. b`` (inclusive) of every shard where the
+      validator has elected keys, and ``current_epoch_to_sign`` is the number of those
+      blocks (summed over its shards).
+    * Cross-shard: receipts of a source shard's last :data:`CX_PENDING_BLOCKS` blocks are
+      pending on their destination (:meth:`pending_cx_receipts`).
+    * Staking senders: validator and delegator accounts only send staking transactions
+      (shard 0); the 30,000 plain-transaction accounts only send plain ones. Both share the
+      nonce rule checked by :meth:`transaction_count`.
+    * Thread safety: every public method holds a re-entrant lock (generation shares one
+      random generator and the caches), so a server thread and a test thread may share a
+      chain.
+
     Examples
     --------
     >>> chain = Chain(seed=1, blocks=50, validators=40)
@@ -162,6 +196,7 @@ class Chain:
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return (
@@ -188,6 +223,7 @@ class Chain:
         self._shard(shard)
         return self._head
 
+    @_locked
     def mine(self, n: int = 1) -> None:
         """Extend every shard by ``n`` blocks (``n >= 0``).
 
@@ -216,6 +252,7 @@ class Chain:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     # ------------------------------------------------------------------ blocks
+    @_locked
     def block(self, shard: int, number: int) -> Block:
         """Block ``number`` of ``shard`` with its transactions and staking transactions.
 
@@ -250,18 +287,36 @@ class Chain:
         return block
 
     def iter_blocks(self, shard: int, start: int, end: int) -> Iterator[Block]:
-        """Blocks ``start .. end`` (inclusive) of ``shard``, in order."""
-        self._shard(shard)
-        self._number(start, "start")
-        self._number(end, "end")
+        """Blocks ``start .. end`` (inclusive) of ``shard``, in order, generated as iterated.
+
+        Raises
+        ------
+        ConfigError
+            ``shard``, ``start`` or ``end`` out of range (raised by the call itself).
+        """
+        shard = self._shard(shard)
+        start = self._number(start, "start")
+        end = self._number(end, "end")
+        return self._iter_blocks(shard, start, end)
+
+    def _iter_blocks(self, shard: int, start: int, end: int) -> Iterator[Block]:
         for number in range(start, end + 1):
-            yield self._block(shard, number)
+            with self._lock:
+                block = self._block(shard, number)
+            yield block
 
     def iter_transactions(self, shard: int, start: int, end: int) -> Iterator[Transaction]:
-        """Plain transactions of blocks ``start .. end`` (inclusive) of ``shard``, in order."""
-        for block in self.iter_blocks(shard, start, end):
-            yield from block.transactions
+        """Plain transactions of blocks ``start .. end`` (inclusive) of ``shard``, in order.
 
+        Raises
+        ------
+        ConfigError
+            ``shard``, ``start`` or ``end`` out of range (raised by the call itself).
+        """
+        blocks = self.iter_blocks(shard, start, end)
+        return (tx for block in blocks for tx in block.transactions)
+
+    @_locked
     def transaction_counts(self, shard: int, start: int, end: int) -> list[int]:
         """Number of plain transactions of each block ``start .. end`` (inclusive) of ``shard``.
 
@@ -285,6 +340,7 @@ class Chain:
         """Hash of block 0 of ``shard``."""
         return self._factory.block_hash(self._shard(shard), 0)
 
+    @_locked
     def block_by_hash(self, block_hash: str) -> Block | None:
         """The block with this hash (any shard, any case), ``None`` if unknown or beyond head.
 
@@ -313,6 +369,7 @@ class Chain:
             return None
         return self._block(shard, number), index
 
+    @_locked
     def find_transaction(self, tx_hash: str) -> Transaction | None:
         """The plain transaction with this Harmony hash (any shard, any case), else ``None``.
 
@@ -327,6 +384,7 @@ class Chain:
         block, index = found
         return block.transactions[index] if index < len(block.transactions) else None
 
+    @_locked
     def find_transaction_by_eth_hash(self, eth_hash: str) -> Transaction | None:
         """The plain transaction with this Ethereum-form hash (``ethHash``), else ``None``.
 
@@ -342,6 +400,7 @@ class Chain:
         block, index = found
         return block.transactions[index] if index < len(block.transactions) else None
 
+    @_locked
     def find_staking_transaction(self, tx_hash: str) -> StakingTransaction | None:
         """The staking transaction with this hash (shard 0), else ``None``.
 
@@ -357,6 +416,7 @@ class Chain:
         stxs = block.staking_transactions
         return stxs[index] if index < len(stxs) else None
 
+    @_locked
     def transaction_count(self, shard: int, address: str, block: int) -> int:
         """Account nonce of ``address`` on ``shard`` after block ``block``.
 
@@ -383,6 +443,7 @@ class Chain:
         return 0
 
     # ------------------------------------------------------------------ signing
+    @_locked
     def signers(self, shard: int, number: int) -> tuple[str, ...] | None:
         """0x addresses of the validators whose keys signed block ``number`` of ``shard``.
 
@@ -400,6 +461,7 @@ class Chain:
             return None
         return self._engine.signers(shard, number)
 
+    @_locked
     def committee(self, shard: int, epoch: int) -> list[tuple[str, str]]:
         """``(bls_key, validator_address)`` of every elected key of ``shard`` in ``epoch``.
 
@@ -418,6 +480,7 @@ class Chain:
         """Every validator existing at the head, in creation order (the node's state order)."""
         return self._engine.validator_addresses(self._head)
 
+    @_locked
     def validator(self, address: str, block: int) -> ValidatorSnapshot | None:
         """Snapshot of validator ``address`` (any case) at ``block``; ``None`` if absent there.
 
@@ -433,6 +496,7 @@ class Chain:
             return None
         return self._engine.snapshot(v, block)
 
+    @_locked
     def validators(self, block: int) -> list[ValidatorSnapshot]:
         """Snapshots of the validators existing at ``block``, in creation order.
 
@@ -444,6 +508,7 @@ class Chain:
         return self._engine.snapshots(self._number(block, "block"))
 
     # ------------------------------------------------------------------ cross-shard
+    @_locked
     def pending_cx_receipts(self, shard: int) -> list[CxProof]:
         """Cross-shard receipt proofs destined to ``shard`` and still pending at the head.
 
