@@ -70,8 +70,8 @@ class Devnet:
     shards
         Number of shards (each gets a port and a trace port).
     blocks
-        Blocks generated per shard before serving (the head is ``blocks - 1``... as the chain
-        defines it); :meth:`mine` adds more.
+        Blocks per shard before serving (the head block is ``blocks - 1``); :meth:`mine`
+        adds more.
     seed
         Seed of the chain and of the fault injector: same seed, same bytes.
     profile

@@ -394,17 +394,19 @@ class DevnetServer:
         url_host = "127.0.0.1" if config.host in ("0.0.0.0", "") else config.host
         if ":" in url_host and not url_host.startswith("["):
             url_host = f"[{url_host}]"
+        opened: list[socket.socket] = []
+        sockets: list[tuple[socket.socket, socket.socket]] = []
         try:
-            sockets: list[tuple[socket.socket, socket.socket]] = []
             for shard in range(n):
                 base = config.port + 2 * shard if config.port else 0
                 rpc_sock = self._bind(config.host, base)
+                opened.append(rpc_sock)
                 trace_sock = self._bind(config.host, base + 1 if config.port else 0)
+                opened.append(trace_sock)
                 sockets.append((rpc_sock, trace_sock))
         except OSError as exc:
-            for pair in locals().get("sockets", []):
-                for s in pair:
-                    s.close()
+            for sock in opened:
+                sock.close()
             raise ConfigError(
                 f"cannot listen on {config.host}:{config.port or 'ephemeral ports'}: {exc}"
             ) from None
