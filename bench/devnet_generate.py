@@ -8,7 +8,11 @@ Prints, for a fresh default chain:
 * cached access (blocks still in the chain's LRU);
 * hash lookups (transaction by hash, by eth hash, block by hash) per second;
 * validator snapshots: ms per ``validators(block)`` for a new block;
-* construction time of a 100,000-block chain (lazy: nothing is generated).
+* construction time of a 100,000-block chain (lazy: nothing is generated);
+* a baseline measured in the same run: building the same number of bare ``Transaction``
+  objects (each with a one-frame trace) from constants, and the ratio of cold generation
+  to it, which says how the generator compares with the floor of object construction
+  whatever the load on the machine.
 
 Usage::
 
@@ -24,6 +28,20 @@ import argparse
 import time
 
 from hmyframe.devnet.chain import Chain
+from hmyframe.devnet.model import TraceFrame, Transaction
+
+
+def _baseline(n_tx: int) -> float:
+    """Seconds to build ``n_tx`` bare Transaction objects with a one-frame trace."""
+    h = "0x" + "ab" * 32
+    a = "0x" + "cd" * 20
+    start = time.perf_counter()
+    for i in range(n_tx):
+        trace = TraceFrame("call", "call", a, a, i, 0, 0, "0x", "0x", None, None, ())
+        Transaction(
+            h, h, 0, 0, i, h, i, i, a, a, i, 21_000, 10**11, i, "0x", 37, i, i, 21_000, True, None, trace
+        )
+    return time.perf_counter() - start
 
 
 def _cold(blocks: int, seed: int) -> tuple[float, int]:
@@ -102,6 +120,7 @@ def main() -> None:
     start = time.perf_counter()
     big = Chain(seed=args.seed, blocks=100_000)
     construct = time.perf_counter() - start
+    base = min(_baseline(cold[1]) for _ in range(args.repeat))
 
     n_blocks = shards * args.blocks
     print(
@@ -122,6 +141,8 @@ def main() -> None:
     print(f"  validators(block), new block:              {snap * 1000:9.1f} ms per call (300 validators)")
     print(f"  Chain(blocks=100_000) construction:        {construct * 1000:9.1f} ms (head {big.head(0):,})")
     print(f"  mean transactions per block:               {cold[1] / n_blocks:9.2f}")
+    print(f"  baseline, bare Transaction construction:   {cold[1] / base:9,.0f} tx/s")
+    print(f"  ratio cold generation / baseline:          {cold[0] / base:9.1f} x")
 
 
 if __name__ == "__main__":

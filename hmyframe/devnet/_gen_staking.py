@@ -469,7 +469,7 @@ class StakingEngine:
             addr = self._delegators[index] = delegator_address(self._codec, index)
         return addr
 
-    def _existing(self, state: _State, block: int) -> int:
+    def _existing(self, block: int) -> int:
         """Number of validators created strictly before ``block`` (a prefix of the population)."""
         return bisect.bisect_left(self._heights, block) if block > 0 else 0
 
@@ -542,7 +542,7 @@ class StakingEngine:
         ``target`` is the validator of a ``CreateValidator`` or of a come-back
         ``EditValidator``; other directives pick their own.
         """
-        n_existing = self._existing(state, block)
+        n_existing = self._existing(block)
         if directive == "CreateValidator":
             assert target is not None
             return self._decide_create(state, block, index, target)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 from collections import Counter, defaultdict
 from decimal import ROUND_HALF_EVEN, Decimal
 
@@ -678,3 +679,51 @@ def test_out_of_range_arguments_raise_config_error(small: Chain) -> None:
 def test_bad_chain_parameters(kwargs: dict[str, object], pattern: str) -> None:
     with pytest.raises(ConfigError, match=pattern):
         Chain(**kwargs)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- other shapes
+@pytest.mark.parametrize("shards", [1, 3])
+def test_other_shard_counts(shards: int) -> None:
+    chain = Chain(seed=8, shards=shards, blocks=120, epoch_length=30, validators=40)
+    txs = [tx for s in range(shards) for tx in chain.iter_transactions(s, 0, 119)]
+    assert txs
+    if shards == 1:
+        assert not any(tx.is_cross_shard for tx in txs)
+        assert chain.pending_cx_receipts(0) == []
+    else:
+        assert {tx.to_shard_id for tx in txs if tx.is_cross_shard} == set(range(shards))
+    for s in range(shards):
+        committee = chain.committee(s, 3)
+        assert committee
+        assert all(int(key, 16) % shards == s for key, _ in committee)
+    group: dict[int, Decimal] = defaultdict(Decimal)
+    for v in chain.validators(119):
+        for m in v.metrics or ():
+            group[m.shard_id] += m.group_percent
+    assert group == dict.fromkeys(range(shards), Decimal(1))
+
+
+def test_one_block_epochs() -> None:
+    chain = Chain(seed=9, blocks=40, epoch_length=1, validators=20)
+    snapshots = chain.validators(30)
+    assert all(v.snapshot_epoch == 30 for v in snapshots)
+    assert all(v.current_epoch_to_sign in (0, 1, 2) for v in snapshots)
+    for v in snapshots:
+        _check_signing(chain, v)
+
+
+def test_threads_sharing_a_chain_get_the_blocks_of_a_private_chain() -> None:
+    shared = Chain(seed=12, blocks=300, epoch_length=50, validators=40)
+    results: dict[int, list[Block]] = {}
+
+    def work(shard: int) -> None:
+        results[shard] = [shared.block(shard, n) for n in range(300)]
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    private = Chain(seed=12, blocks=300, epoch_length=50, validators=40)
+    for shard in (0, 1):
+        assert results[shard] == [private.block(shard, n) for n in range(300)]
