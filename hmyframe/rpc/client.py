@@ -400,6 +400,7 @@ class Client:
                 f"solo_methods must be a collection of method names, got the string {solo_methods!r}"
             )
         self._solo = frozenset(solo_methods)
+        self._solo_cache: dict[str, bool] = {}
         self._max_in_flight = max_in_flight
         self._batch_size = batch_size
         self._max_body = max_body_bytes
@@ -760,7 +761,10 @@ class Client:
         return _Call(call_id, method, plist, item, raw, asyncio.get_running_loop().create_future())
 
     def _is_solo(self, method: str) -> bool:
-        return method in self._solo or is_validator_listing(method)
+        solo = self._solo_cache.get(method)
+        if solo is None:
+            solo = self._solo_cache[method] = method in self._solo or is_validator_listing(method)
+        return solo
 
     def _enqueue(self, ep: _Endpoint, call: _Call) -> None:
         if self._is_solo(call.method):
@@ -857,7 +861,8 @@ class Client:
     async def _attempt(self, ep: _Endpoint, calls: list[_Call]) -> list[tuple[_Call, _Failure]]:
         """One HTTP round trip; settle what can be settled, return the retryable failures."""
         body = calls[0].item if len(calls) == 1 else b"[" + b",".join(c.item for c in calls) + b"]"
-        if ep.pacer is not None and any(is_validator_listing(c.method) for c in calls):
+        # validator listings are solo: a paced call is always alone in its request
+        if ep.pacer is not None and len(calls) == 1 and is_validator_listing(calls[0].method):
             waited = await ep.pacer.acquire()
             self.stats.pacing_wait += waited
         async with self._semaphore:
