@@ -95,13 +95,8 @@ class Codec:
         self._hash_b = int.from_bytes(pads[16:32], "big")
         self._addr_a = int.from_bytes(pads[32:44], "big") | 1
         self._addr_b = int.from_bytes(pads[44:56], "big")
-        eth = (
-            derive(b"hmyframe-devnet-eth")
-            + derive(b"hmyframe-devnet-eth-2")
-            + derive(b"hmyframe-devnet-eth-3")
-        )
-        self._eth_mul = tuple(int.from_bytes(eth[32 * i : 32 * i + 32], "big") | 1 for i in range(3))
-        self._eth_inv = tuple(pow(k, -1, 1 << 256) for k in self._eth_mul)
+        self._eth_mul = int.from_bytes(derive(b"hmyframe-devnet-eth"), "big") | 1
+        self._eth_inv = pow(self._eth_mul, -1, 1 << 256)
 
     # -- 32-byte hashes -------------------------------------------------------------
     def hash(self, kind: int, shard: int, number: int, index: int = 0, sub: int = 0) -> str:
@@ -129,29 +124,23 @@ class Codec:
         """``(hash, eth_hash)`` of transaction ``index`` of block ``number`` of ``shard``.
 
         The Ethereum-form hash is the Harmony hash under a keyed 256-bit permutation
-        (multiply by odd constants, xor-shift by >= 128 bits), so it also locates the
-        transaction (see :meth:`eth_to_tx_hash`) and is unrelated-looking to the other.
+        (multiply by an odd constant modulo 2**256, then xor-shift by 131 bits, which is
+        its own inverse), so it also locates the transaction (see :meth:`eth_to_tx_hash`)
+        and looks unrelated to the other.
         """
         payload = _HASH_PAYLOAD.pack(HASH_TX, shard, number, index, 0)
         tag = hashlib.blake2b(payload, key=self._hash_mac, digest_size=16).digest()
         t = int.from_bytes(tag, "big")
         x = (t << 128) | (int.from_bytes(payload, "big") ^ ((t * self._hash_a + self._hash_b) & _MASK128))
-        k1, k2, k3 = self._eth_mul
-        y = (x * k1) & _MASK256
+        y = (x * self._eth_mul) & _MASK256
         y ^= y >> 131
-        y = (y * k2) & _MASK256
-        y ^= y >> 129
-        y = (y * k3) & _MASK256
         return f"0x{x:064x}", f"0x{y:064x}"
 
     def eth_to_tx_hash(self, eth_hash: str) -> str:
         """Invert the permutation of :meth:`tx_hashes` (``eth_hash`` lower-case 0x + 64 hex)."""
-        i1, i2, i3 = self._eth_inv
-        y = (int(eth_hash[2:], 16) * i3) & _MASK256
-        y ^= y >> 129
-        y = (y * i2) & _MASK256
+        y = int(eth_hash[2:], 16)
         y ^= y >> 131
-        y = (y * i1) & _MASK256
+        y = (y * self._eth_inv) & _MASK256
         return f"0x{y:064x}"
 
     # -- 20-byte addresses ----------------------------------------------------------
