@@ -6,7 +6,7 @@ rendered-bytes cache, then measures with :class:`hmyframe.rpc.Client`:
 1. **small calls** — ``--calls`` concurrent ``hmyv2_getBlockByNumber`` (hashes only) through
    ``request()`` auto-batching, for each ``batch_size`` x ``max_in_flight``; the baseline is
    ``batch_size=1, max_in_flight=1`` (one call per HTTP request, one at a time, like pyhmy);
-2. **full blocks** — the whole chain as full ``hmyv2_`` blocks, via ``block_range`` (solo
+2. **full blocks** — the whole chain as full ``hmyv2_`` blocks, via ``block_range`` (unbatched
    ``getBlocks`` calls of ``--range`` blocks) and via auto-batched ``getBlockByNumber``, with
    and without gzip;
 3. **client overhead** — the same batches posted by a bare aiohttp loop (pre-built bodies,

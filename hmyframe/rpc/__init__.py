@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from hmyframe.rpc.client import (
-    DEFAULT_SOLO_METHODS,
+    DEFAULT_BATCH_LIMITS,
     MAX_BODY_BYTES,
     Client,
     ClientStats,
@@ -22,7 +22,7 @@ from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
 from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
 
 __all__ = [
-    "DEFAULT_SOLO_METHODS",
+    "DEFAULT_BATCH_LIMITS",
     "GET_BLOCKS_MAX",
     "MAX_BODY_BYTES",
     "Client",

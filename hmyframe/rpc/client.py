@@ -8,9 +8,9 @@ and adds, on top of plain HTTP POSTs:
 * **Auto-batching.** Concurrent :meth:`Client.request` calls to the same endpoint are
   coalesced into one JSON-RPC batch (flushed on the next event-loop tick, or as soon as
   ``batch_size`` calls are queued). Bodies never exceed the node's 5 MiB limit: a batch that
-  would is split by encoded size. A batch of one is sent as a plain object. Heavy range
-  methods (``*_getBlocks``, ``trace_block``) and the validator listings are always sent on
-  their own.
+  would is split by encoded size. A batch of one is sent as a plain object. Some methods
+  have a smaller cap (``batch_limits``): the range calls ``*_getBlocks`` and the validator
+  listings always go alone, ``trace_block`` in batches of at most 20.
 * **Politeness.** At most ``max_in_flight`` HTTP requests at once; an optional
   ``requests_per_second`` token bucket; and a per-endpoint token bucket for
   ``*_getAllValidatorInformation*`` (``validator_pacing``, default 1 req/s burst 3, the node's
@@ -18,7 +18,9 @@ and adds, on top of plain HTTP POSTs:
 * **Retries** following a :class:`~hmyframe.rpc.retry.RetryPolicy`: connection failures,
   timeouts, truncated or non-JSON bodies, HTTP 429/502/503/504 (honouring ``Retry-After``), the
   node's ``-32000`` rate-limit messages and batch items missing from an answer. Only the
-  failed items of a batch are sent again.
+  failed items of a batch are sent again. When a batch fails in a way that suggests it was
+  too big for the way (502/504 from a proxy, timeout, reset, cut-off body), it is retried in
+  halves and the endpoint's batches stay halved until 16 requests in a row succeed.
 * **Routing.** ``shard=None`` is the shard ``url`` serves; other shards are reached at the
   URLs ``hmy_getShardingStructure`` lists (or ``shard_urls``). ``trace=True`` goes to the
   shard's trace URL.
@@ -33,11 +35,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -54,13 +56,14 @@ from hmyframe.errors import (
     redact_url,
     short_repr,
 )
+from hmyframe.rpc._check import is_int
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import Methods, block_number_param, tx_hash_param
 from hmyframe.rpc.retry import RetryPolicy, rpc_error_class
 from hmyframe.rpc.transport import HttpReply, Transport, TransportFault
 
 __all__ = [
-    "DEFAULT_SOLO_METHODS",
+    "DEFAULT_BATCH_LIMITS",
     "MAX_BODY_BYTES",
     "Client",
     "ClientStats",
@@ -71,9 +74,16 @@ __all__ = [
 #: The node's request body limit (``maxRequestContentLength``); larger bodies get HTTP 413.
 MAX_BODY_BYTES = 5 * 1024 * 1024
 
-#: Methods never coalesced into a batch: each answer is large and the node runs a batch's
-#: items one after another (and proxies cut large ``trace_block`` batches, harmony#5033).
-DEFAULT_SOLO_METHODS: frozenset[str] = frozenset({"hmy_getBlocks", "hmyv2_getBlocks", "trace_block"})
+#: Per-method caps on items per batch (1 = always sent alone). ``getBlocks`` answers are up to
+#: 1025 blocks and the node runs a batch's items one after another, so they go alone;
+#: proxies have answered 502 to large ``trace_block`` batches (harmony#5033), so those are
+#: kept small. The validator listings are always alone whatever this says.
+DEFAULT_BATCH_LIMITS: Mapping[str, int] = MappingProxyType(
+    {"hmy_getBlocks": 1, "hmyv2_getBlocks": 1, "trace_block": 20}
+)
+
+#: Successful requests in a row after which a halved batch size is doubled back.
+_RECOVER_AFTER = 16
 
 
 def is_validator_listing(method: str) -> bool:
@@ -126,6 +136,8 @@ class ClientStats:
         JSON-RPC items sent (an item re-sent by a retry counts again).
     batches
         HTTP requests whose body was a JSON array (two or more items).
+    batch_splits
+        Times a failed batch was retried in halves (see :class:`Client`).
     retries
         Items re-sent, by failure reason (``http_429``, ``rpc_rate_limit``, ``reset``,
         ``timeout``, ``bad_body``, ``missing``...; see :mod:`hmyframe.rpc.retry`).
@@ -142,6 +154,7 @@ class ClientStats:
     http_requests: int = 0
     calls: int = 0
     batches: int = 0
+    batch_splits: int = 0
     retries: Counter[str] = field(default_factory=Counter)
     retry_wait: float = 0.0
     pacing_wait: float = 0.0
@@ -156,7 +169,7 @@ class ClientStats:
 
     def reset(self) -> None:
         """Zero every counter."""
-        self.http_requests = self.calls = self.batches = 0
+        self.http_requests = self.calls = self.batches = self.batch_splits = 0
         self.retries = Counter()
         self.retry_wait = self.pacing_wait = 0.0
         self.bytes_sent = self.bytes_received = self.max_in_flight = 0
@@ -207,17 +220,28 @@ class _Failure:
     rate: bool = False
 
 
-class _Endpoint:
-    """Per-URL state: the auto-batching queue and the validator pacer."""
+class _Lane:
+    """Calls waiting to be coalesced into one batch (one lane per batch-size cap)."""
 
-    __slots__ = ("pacer", "queue", "queued_bytes", "scheduled", "url")
+    __slots__ = ("calls", "nbytes", "scheduled")
+
+    def __init__(self) -> None:
+        self.calls: list[_Call] = []
+        self.nbytes = 0
+        self.scheduled = False
+
+
+class _Endpoint:
+    """Per-URL state: the auto-batching lanes, the validator pacer, the batch-size divisor."""
+
+    __slots__ = ("lanes", "ok_streak", "pacer", "shrink", "url")
 
     def __init__(self, url: str, pacer: TokenBucket | None) -> None:
         self.url = url
         self.pacer = pacer
-        self.queue: list[_Call] = []
-        self.queued_bytes = 0
-        self.scheduled = False
+        self.lanes: defaultdict[str, _Lane] = defaultdict(_Lane)
+        self.shrink = 1  # batch caps are divided by this after size-suspect failures
+        self.ok_streak = 0
 
 
 def _settle(call: _Call, value: Any) -> None:
@@ -328,8 +352,9 @@ class Client:
         limiter (1 req/s, burst 3).
     headers
         Extra HTTP headers (an ``Authorization`` header for a private endpoint...).
-    solo_methods
-        Methods never coalesced into batches (the validator listings are always solo).
+    batch_limits
+        Per-method caps on items per batch, merged over :data:`DEFAULT_BATCH_LIMITS`
+        (``{"trace_block": 5}``; 1 = always alone). The validator listings are always alone.
     max_body_bytes
         Largest request body sent; batches are split to stay under it.
 
@@ -358,7 +383,7 @@ class Client:
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008  (a frozen dataclass: immutable default)
         validator_pacing: tuple[float, int] | None = (1.0, 3),
         headers: Mapping[str, str] | None = None,
-        solo_methods: Iterable[str] = DEFAULT_SOLO_METHODS,
+        batch_limits: Mapping[str, int] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         self._url = _check_url(url, "url")
@@ -395,12 +420,19 @@ class Client:
             )
         if validator_pacing is not None:
             TokenBucket(validator_pacing[0], validator_pacing[1])  # validates both numbers
-        if isinstance(solo_methods, str):
+        limits: object = batch_limits
+        if limits is not None and not isinstance(limits, Mapping):
             raise ConfigError(
-                f"solo_methods must be a collection of method names, got the string {solo_methods!r}"
+                f"batch_limits must be a mapping {{method: max items}}, got {short_repr(limits)}"
             )
-        self._solo = frozenset(solo_methods)
-        self._solo_cache: dict[str, bool] = {}
+        given: Mapping[Any, Any] = batch_limits or {}
+        for name, cap in given.items():
+            if not isinstance(name, str) or not is_int(cap) or cap < 1:
+                raise ConfigError(
+                    f"batch_limits maps method names to integers >= 1, got {name!r}: {short_repr(cap)}"
+                )
+        self._limits: dict[str, int] = {**DEFAULT_BATCH_LIMITS, **given}
+        self._lane_cache: dict[str, tuple[str, int]] = {}
         self._max_in_flight = max_in_flight
         self._batch_size = batch_size
         self._max_body = max_body_bytes
@@ -416,7 +448,7 @@ class Client:
         self._tasks: set[asyncio.Task[None]] = set()
         self._in_flight = 0
         self._shard_info: list[ShardInfo] | None = None
-        self._shard_lock = asyncio.Lock()
+        self._shard_fetch: asyncio.Task[list[ShardInfo]] | None = None
         self.stats = ClientStats()
         self.v1 = Methods(self, 1)
         self.v2 = Methods(self, 2)
@@ -428,7 +460,7 @@ class Client:
             # asyncio primitives bind to the loop that first waits on them: make fresh ones
             # for every opening, so a client can be reopened in another loop.
             self._semaphore = asyncio.Semaphore(self._max_in_flight)
-            self._shard_lock = asyncio.Lock()
+            self._shard_fetch = None
             await self._transport.open()
         return self
 
@@ -442,20 +474,18 @@ class Client:
 
     async def aclose(self) -> None:
         """Cancel pending sends (their callers get ``ConnectionFailedError``) and close the session."""
-        tasks = list(self._tasks)
+        tasks: list[asyncio.Task[Any]] = list(self._tasks)
+        if self._shard_fetch is not None and not self._shard_fetch.done():
+            tasks.append(self._shard_fetch)
+        self._shard_fetch = None
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         for endpoint in self._endpoints.values():
-            for call in endpoint.queue:
-                _fail(
-                    call,
-                    ConnectionFailedError(
-                        "the client was closed", endpoint=endpoint.url, method=call.describe()
-                    ),
-                )
-            endpoint.queue.clear()
+            for lane in endpoint.lanes.values():
+                self._abandon(endpoint, lane.calls, "the client was closed before the call was sent")
+                lane.calls, lane.nbytes = [], 0
         await self._transport.close()
 
     def _check_open(self) -> None:
@@ -485,11 +515,22 @@ class Client:
             One entry per shard, sorted by shard id.
         """
         if self._shard_info is None:
-            async with self._shard_lock:
-                if self._shard_info is None:
-                    result = await self.request("hmy_getShardingStructure", [])
-                    self._shard_info = _parse_shards(result, self._url)
+            # One shared fetch: every concurrent caller wakes in the same loop tick when it
+            # completes, so their own calls are still coalesced into one batch (a lock would
+            # wake them one tick apart).
+            if self._shard_fetch is None:
+                self._shard_fetch = asyncio.get_running_loop().create_task(self._fetch_shards())
+            fetch = self._shard_fetch
+            try:
+                self._shard_info = await asyncio.shield(fetch)
+            except HmyframeError:
+                if self._shard_fetch is fetch:
+                    self._shard_fetch = None  # let a later call try again
+                raise
         return list(self._shard_info)
+
+    async def _fetch_shards(self) -> list[ShardInfo]:
+        return _parse_shards(await self.request("hmy_getShardingStructure", []), self._url)
 
     async def home_shard(self) -> int:
         """The shard the home ``url`` serves (the sharding-structure entry with ``current=true``).
@@ -673,7 +714,7 @@ class Client:
         if not made:
             return []
         ep = self._endpoint(await self.endpoint_url(shard, trace=trace))
-        for group in self._groups(made):
+        for group in self._groups(ep, made):
             self._spawn(ep, group)
         results = await asyncio.gather(*(c.future for c in made), return_exceptions=True)
         if not return_exceptions:
@@ -760,45 +801,53 @@ class Client:
             )
         return _Call(call_id, method, plist, item, raw, asyncio.get_running_loop().create_future())
 
-    def _is_solo(self, method: str) -> bool:
-        solo = self._solo_cache.get(method)
-        if solo is None:
-            solo = self._solo_cache[method] = method in self._solo or is_validator_listing(method)
-        return solo
+    def _lane(self, method: str) -> tuple[str, int]:
+        """The lane (queue key) and batch cap of ``method``, cached."""
+        lane = self._lane_cache.get(method)
+        if lane is None:
+            if is_validator_listing(method):
+                lane = (method, 1)
+            elif method in self._limits:
+                lane = (method, min(self._limits[method], self._batch_size))
+            else:
+                lane = ("", self._batch_size)
+            self._lane_cache[method] = lane
+        return lane
 
     def _enqueue(self, ep: _Endpoint, call: _Call) -> None:
-        if self._is_solo(call.method):
+        key, cap = self._lane(call.method)
+        cap = max(1, cap // ep.shrink)
+        if cap == 1:
             self._spawn(ep, [call])
             return
+        lane = ep.lanes[key]
         size = len(call.item) + 1
-        if ep.queue and ep.queued_bytes + size + 1 > self._max_body:
-            self._flush(ep)
-        ep.queue.append(call)
-        ep.queued_bytes += size
-        if len(ep.queue) >= self._batch_size:
-            self._flush(ep)
-        elif not ep.scheduled:
-            ep.scheduled = True
-            asyncio.get_running_loop().call_soon(self._on_tick, ep)
+        if lane.calls and lane.nbytes + size + 1 > self._max_body:
+            self._flush(ep, lane)
+        lane.calls.append(call)
+        lane.nbytes += size
+        if len(lane.calls) >= cap:
+            self._flush(ep, lane)
+        elif not lane.scheduled:
+            lane.scheduled = True
+            asyncio.get_running_loop().call_soon(self._on_tick, ep, lane)
 
-    def _on_tick(self, ep: _Endpoint) -> None:
-        ep.scheduled = False
-        if ep.queue:
-            self._flush(ep)
+    def _on_tick(self, ep: _Endpoint, lane: _Lane) -> None:
+        lane.scheduled = False
+        if lane.calls:
+            self._flush(ep, lane)
 
-    def _flush(self, ep: _Endpoint) -> None:
-        calls, ep.queue, ep.queued_bytes = ep.queue, [], 0
+    def _flush(self, ep: _Endpoint, lane: _Lane) -> None:
+        calls, lane.calls, lane.nbytes = lane.calls, [], 0
         self._spawn(ep, calls)
 
-    def _groups(self, calls: list[_Call]) -> list[list[_Call]]:
+    def _chunks(self, calls: list[_Call], cap: int) -> list[list[_Call]]:
+        """Split ``calls`` in order into batches of at most ``cap`` items and ``max_body_bytes``."""
         groups: list[list[_Call]] = []
         current: list[_Call] = []
         size = 1
         for call in calls:
-            if self._is_solo(call.method):
-                groups.append([call])
-                continue
-            if current and (len(current) >= self._batch_size or size + len(call.item) + 1 > self._max_body):
+            if current and (len(current) >= cap or size + len(call.item) + 1 > self._max_body):
                 groups.append(current)
                 current, size = [], 1
             current.append(call)
@@ -806,6 +855,16 @@ class Client:
         if current:
             groups.append(current)
         return groups
+
+    def _groups(self, ep: _Endpoint, calls: list[_Call]) -> list[list[_Call]]:
+        """Split an explicit batch by lane (first-seen order), then by cap and body size."""
+        lanes: dict[str, list[_Call]] = {}
+        caps: dict[str, int] = {}
+        for call in calls:
+            key, cap = self._lane(call.method)
+            lanes.setdefault(key, []).append(call)
+            caps[key] = max(1, cap // ep.shrink)
+        return [group for key, members in lanes.items() for group in self._chunks(members, caps[key])]
 
     def _spawn(self, ep: _Endpoint, calls: list[_Call]) -> None:
         task = asyncio.get_running_loop().create_task(self._run(ep, calls))
@@ -834,9 +893,8 @@ class Client:
                     ConnectionFailedError(message, endpoint=ep.url, method=call.describe())
                 )
 
-    async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call]) -> None:
+    async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call], attempt: int = 0) -> None:
         pending = calls
-        attempt = 0
         while True:
             pending = [c for c in pending if not c.future.done()]
             if not pending:
@@ -857,6 +915,17 @@ class Client:
             if wait > 0:
                 await asyncio.sleep(wait)
             pending = [c for c, _ in failures]
+            if len(pending) > 1 and any(f.reason in self._retry.split_reasons for _, f in failures):
+                # maybe too big for a proxy or the timeout: halve this batch and later ones
+                ep.shrink = min(ep.shrink * 2, 1 << 20)
+                ep.ok_streak = 0
+                self.stats.batch_splits += 1
+                half = (len(pending) + 1) // 2
+                await asyncio.gather(
+                    self._send_with_retries(ep, pending[:half], attempt),
+                    self._send_with_retries(ep, pending[half:], attempt),
+                )
+                return
 
     async def _attempt(self, ep: _Endpoint, calls: list[_Call]) -> list[tuple[_Call, _Failure]]:
         """One HTTP round trip; settle what can be settled, return the retryable failures."""
@@ -940,6 +1009,11 @@ class Client:
                     ),
                 )
             return []
+        if ep.shrink > 1:
+            ep.ok_streak += 1
+            if ep.ok_streak >= _RECOVER_AFTER:
+                ep.shrink //= 2
+                ep.ok_streak = 0
         envelopes = answer if isinstance(answer, list) else [answer]
         by_id: dict[int, _Envelope] = {}
         shared_error: _ErrorObject | None = None

@@ -87,6 +87,10 @@ class RetryPolicy:
         Retry 2xx answers whose body is truncated or not JSON.
     retry_missing
         Retry batch items the answer left out.
+    split_reasons
+        Failure reasons (see the module docstring) after which a failed batch of several
+        items is retried in two halves, and the endpoint's later batches are halved too:
+        the failures a too-large batch causes behind a proxy.
 
     Raises
     ------
@@ -114,6 +118,9 @@ class RetryPolicy:
     retry_timeouts: bool = True
     retry_bad_bodies: bool = True
     retry_missing: bool = True
+    split_reasons: frozenset[str] = frozenset(
+        {"http_502", "http_504", "timeout", "reset", "truncated", "bad_body"}
+    )
     _rng: random.Random = field(default_factory=random.Random, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -113,6 +113,37 @@ async def test_batch_answers_are_matched_by_id_when_shuffled(
     assert net.stats.total().faults["shuffle"] == 2
 
 
+async def test_per_method_batch_caps(client: Client, devnet_truth: Chain, devnet_stats: DevnetStats) -> None:
+    traced = await asyncio.gather(*(client.trace_block_raw(n) for n in range(45)))
+    assert len(traced) == 45
+    trace_stats = devnet_stats.endpoint(0, trace=True)
+    assert dict(trace_stats.batch_sizes) == {20: 2, 5: 1}  # trace_block: at most 20 per batch
+    devnet_stats.reset()
+    # other calls queued at the same time share a lane with each other, not with getBlocks
+    await asyncio.gather(
+        *(client.v2.get_blocks(n, n + 1) for n in range(0, 6, 2)),
+        *(client.v2.get_block_by_number(n, full_tx=False) for n in range(4)),
+        client.v1.block_number(),
+    )
+    total = devnet_stats.total()
+    assert dict(total.batch_sizes) == {5: 1}
+    assert total.http_requests == 4
+
+
+async def test_batch_limits_can_be_changed(
+    open_client: Callable[..., Client], devnet: Devnet, devnet_stats: DevnetStats
+) -> None:
+    async with open_client(
+        devnet.url, trace_url=devnet.trace_url, batch_limits={"trace_block": 1, "hmyv2_getBlocks": 4}
+    ) as c:
+        await asyncio.gather(*(c.trace_block_raw(n) for n in range(3)))
+        await asyncio.gather(*(c.v2.get_blocks_raw(n, n) for n in range(8)))
+        batched = await c.batch([("hmyv2_getBlocks", [n, n, {}]) for n in range(6)])
+    assert [b[0]["number"] for b in batched] == list(range(6))
+    assert devnet_stats.endpoint(0, trace=True).batches == 0
+    assert dict(devnet_stats.endpoint(0).batch_sizes) == {4: 3, 2: 1}
+
+
 async def test_ids_are_unique_per_client(client: Client) -> None:
     seen: set[int] = set()
     for _ in range(3):
@@ -352,7 +383,8 @@ async def test_credentials_never_appear_in_messages(
         ({"trace_url": {"zero": "http://127.0.0.1:1"}}, "trace_url keys must be shard ids"),
         ({"shard_urls": {1: "ws://x"}}, r"shard_urls\[1\]"),
         ({"retry": {"attempts": 3}}, "retry must be a RetryPolicy"),
-        ({"solo_methods": "trace_block"}, "solo_methods"),
+        ({"batch_limits": ["trace_block"]}, "batch_limits must be a mapping"),
+        ({"batch_limits": {"trace_block": 0}}, "'trace_block': 0"),
     ],
 )
 def test_bad_client_settings(kwargs: dict[str, Any], needle: str) -> None:

@@ -115,9 +115,17 @@ async def test_exhausted_resets_are_connection_failures(quiet_net: Devnet) -> No
 async def test_truncated_bodies_are_retried(quiet_net: Devnet) -> None:
     quiet_net.faults.add("truncate", times=2)
     async with Client(quiet_net.url, retry=FAST) as c:
+        assert await c.v2.get_block_by_number(3, full_tx=False) is not None
+        assert c.stats.retries == {"bad_body": 2}
+
+
+async def test_truncated_batches_are_retried_in_halves(quiet_net: Devnet) -> None:
+    quiet_net.faults.add("truncate", times=2)
+    async with Client(quiet_net.url, retry=FAST) as c:
         blocks = await c.batch([("hmyv2_getBlockByNumber", [n, {}]) for n in range(5)])
         assert [b["number"] for b in blocks] == list(range(5))
-        assert c.stats.retries == {"bad_body": 10}  # 5 items, twice
+        assert c.stats.batch_splits == 2  # 5 -> 3 + 2, then the half that was cut again
+    assert quiet_net.stats.total().faults["truncate"] == 2
 
 
 async def test_exhausted_truncation_is_a_connection_failure(quiet_net: Devnet) -> None:
@@ -139,6 +147,41 @@ async def test_exhausted_timeouts_are_connection_failures(quiet_net: Devnet) -> 
     async with Client(quiet_net.url, retry=RetryPolicy(attempts=2, backoff_base=0), timeout=0.1) as c:
         with pytest.raises(ConnectionFailedError, match=r"no complete answer within 0\.1 s"):
             await c.v2.block_number()
+
+
+# ---------------------------------------------------------------------------------- batch splitting
+
+
+async def test_a_batch_failing_with_502_is_retried_in_halves(quiet_net: Devnet) -> None:
+    quiet_net.faults.add("status", status=502, times=1)
+    async with Client(quiet_net.url, retry=FAST) as c:
+        got = await c.batch([("hmyv2_getBlockByNumber", [n, {}]) for n in range(8)])
+        assert [b["number"] for b in got] == list(range(8))
+        assert c.stats.batch_splits == 1
+        # later batches on this endpoint are halved too ...
+        await asyncio.gather(*(c.v2.block_number() for _ in range(100)))
+    sizes = dict(quiet_net.stats.total().batch_sizes)
+    assert sizes == {8: 1, 4: 2, 50: 2}
+
+
+async def test_halved_batches_recover_after_successes(quiet_net: Devnet) -> None:
+    quiet_net.faults.add("reset", times=1)
+    async with Client(quiet_net.url, retry=FAST, batch_size=8) as c:
+        await c.batch([("hmyv2_blockNumber", [])] * 8)
+        assert c.stats.batch_splits == 1
+        for _ in range(16):  # ... until 16 requests in a row succeed
+            await asyncio.gather(*(c.v2.block_number() for _ in range(8)))
+        quiet_net.stats.reset()
+        await asyncio.gather(*(c.v2.block_number() for _ in range(8)))
+    assert dict(quiet_net.stats.total().batch_sizes) == {8: 1}
+
+
+async def test_rate_limits_do_not_split_batches(quiet_net: Devnet) -> None:
+    quiet_net.faults.add("status", status=429, retry_after=0, times=1)
+    async with Client(quiet_net.url, retry=FAST) as c:
+        await c.batch([("hmyv2_blockNumber", [])] * 6)
+        assert c.stats.batch_splits == 0
+    assert dict(quiet_net.stats.total().batch_sizes) == {6: 2}
 
 
 # ---------------------------------------------------------------------------------- JSON-RPC errors
