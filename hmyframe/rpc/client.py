@@ -363,6 +363,12 @@ class Client:
     ConfigError
         If a URL or a setting is invalid.
 
+    Notes
+    -----
+    A client belongs to the event loop it was opened in and is not thread-safe. Its limits
+    (in-flight bound, token buckets, validator pacing) are per client: two clients on the
+    same node each get their own.
+
     Examples
     --------
     >>> async def head(url: str) -> int:                         # doctest: +SKIP
@@ -493,6 +499,13 @@ class Client:
             raise ConfigError(
                 f"the client for {redact_url(self._url)} is not open: use it as `async with Client(...) as client`"
             )
+
+    def __repr__(self) -> str:
+        state = "open" if self._transport.is_open else "closed"
+        return (
+            f"<Client {redact_url(self._url)} {state} max_in_flight={self._max_in_flight} "
+            f"batch_size={self._batch_size}>"
+        )
 
     @property
     def url(self) -> str:

@@ -443,3 +443,12 @@ async def test_stats_reset(client: Client) -> None:
     assert client.stats.bytes_received > 0
     client.stats.reset()
     assert (client.stats.http_requests, client.stats.calls, client.stats.bytes_received) == (0, 0, 0)
+
+
+async def test_repr_is_redacted(open_client: Callable[..., Client], devnet: Devnet) -> None:
+    c = open_client(devnet.url.replace("http://", "http://bob:hunter2@"))
+    assert "hunter2" not in repr(c)
+    assert "closed" in repr(c)
+    async with c:
+        assert "open" in repr(c)
+        assert "hunter2" not in repr(c.v2)
