@@ -62,7 +62,9 @@ def _page_addresses(page: Any) -> list[str]:
 
 async def _snapshot_epoch(session: Session, block: int) -> int | None:
     """Epoch of ``block`` from its header (``None`` for an early-2020 node without it)."""
-    header = await session.methods.get_block_by_number(block, full_tx=False, incl_staking=False, shard=0)
+    # incl_staking=True: hmy_ (v1) cannot leave staking transactions out; with full_tx=False
+    # they are only hashes either way
+    header = await session.methods.get_block_by_number(block, full_tx=False, incl_staking=True, shard=0)
     epoch = header.get("epoch") if isinstance(header, dict) else None
     if epoch is None:
         return None
