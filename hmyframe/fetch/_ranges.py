@@ -121,7 +121,11 @@ class _RangeFetch:
 
     # -- fetching -----------------------------------------------------------------------
 
-    async def block_payloads(self, start: int, end: int, with_signers: bool) -> list[bytes]:
+    async def block_payloads(
+        self, start: int, end: int, with_signers: bool
+    ) -> tuple[list[bytes], list[bytes] | None]:
+        """Full blocks ``start..end``, and the ``getBlockSigners`` answers of each block when the
+        signers are asked for but the blocks cannot carry them (``None`` otherwise)."""
         methods = self.session.methods
         step = self.session.options.blocks_per_request
         if self.strategy == "range":
@@ -140,20 +144,33 @@ class _RangeFetch:
                             for a in range(start, end + 1, step)
                         )
                     )
-                )
+                ), None
             except MethodNotFoundError:
                 # a node (or a proxy filter) without getBlocks: batched single-block calls
                 self.strategy = "batch"
-        return list(
-            await asyncio.gather(
-                *(
-                    methods.get_block_by_number_raw(
-                        n, full_tx=True, incl_staking=True, with_signers=with_signers, shard=self.shard
-                    )
-                    for n in range(start, end + 1)
+        # hmy_getBlockByNumber (v1) has no blockArgs, so its blocks cannot carry their signers:
+        # ask hmy_getBlockSigners for each block instead (batched with the blocks)
+        inline = with_signers and self.session.options.version == 2
+        numbers = range(start, end + 1)
+        blocks = asyncio.gather(
+            *(
+                methods.get_block_by_number_raw(
+                    n, full_tx=True, incl_staking=True, with_signers=inline, shard=self.shard
                 )
+                for n in numbers
             )
         )
+        if not with_signers or inline:
+            return list(await blocks), None
+        client = self.session.client
+        signers = asyncio.gather(
+            *(
+                client.request_raw(methods.method("getBlockSigners"), [hex(n)], shard=self.shard)
+                for n in numbers
+            )
+        )
+        block_payloads, signer_payloads = await asyncio.gather(blocks, signers)
+        return list(block_payloads), list(signer_payloads)
 
     async def trace_payloads(self, start: int, end: int) -> list[bytes]:
         client = self.session.client
@@ -198,12 +215,17 @@ class _RangeFetch:
             tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
             trace_ctx = _traces_context_from_table(tx, self.shard)
         if need_blocks or (traces_wanted and trace_ctx is None):
-            payloads = await self.block_payloads(start, end, with_signers)
+            payloads, signer_payloads = await self.block_payloads(start, end, with_signers)
             decoded = decode_blocks(payloads)
             ctx = ConvertContext(shard_id=self.shard)
             tables = {name: ds.get(name).build(decoded, ctx) for name in BLOCK_FAMILY}
             if with_signers:
-                tables["signers"] = ds.get("signers").build(decoded, ctx)
+                if signer_payloads is None:
+                    tables["signers"] = ds.get("signers").build(decoded, ctx)
+                else:
+                    tables["signers"] = _signers_from_lists(
+                        signer_payloads, start, end, self.shard, tables["blocks"]
+                    )
             _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
             for name, table in tables.items():
                 _check_within(table, start, end, name)
@@ -330,3 +352,20 @@ def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:
             if n is not None and i is not None
         },
     )
+
+
+def _signers_from_lists(
+    payloads: list[bytes], start: int, end: int, shard: int, blocks: pa.Table
+) -> pa.Table:
+    """The ``signers`` table of blocks ``start..end`` from their ``getBlockSigners`` answers.
+
+    Those answers are bare address lists; each row's block hash is taken from the chunk's
+    ``blocks`` table, so the table equals the one built from blocks fetched ``withSigners``.
+    """
+    table = ds.get("signers").convert(
+        payloads, ConvertContext(shard_id=shard, block_numbers=list(range(start, end + 1)))
+    )
+    by_number = dict(zip(blocks["block_number"].to_pylist(), blocks["block_hash"].to_pylist(), strict=True))
+    index = table.schema.get_field_index("block_hash")
+    hashes = pa.array([by_number.get(n) for n in table["block_number"].to_pylist()], type=pa.string())
+    return table.set_column(index, table.schema.field(index), hashes)
