@@ -338,48 +338,51 @@ def _rows_to_str(chars: U8) -> list[str]:
     return [text[i : i + width] for i in range(0, n * width, width)]
 
 
-def _vector_pairs(texts: list[str]) -> tuple[list[str], list[str], list[bool]]:
-    """Convert 42-character ASCII strings in bulk.
+def _codes(texts: list[str]) -> U8:
+    return np.frombuffer("".join(texts).encode("ascii"), dtype=np.uint8).reshape(len(texts), 42)
 
-    Returns the ``one1`` forms, the ``0x`` forms and a mask of the rows that were valid;
-    invalid rows (bad checksum, bad character, mixed case, wrong prefix) hold garbage and are
+
+def _vector_one_to_hex(texts: list[str]) -> tuple[list[str], list[bool]]:
+    """Decode 42-character ASCII ``one1`` candidates in bulk: ``0x`` forms and a validity mask.
+
+    Invalid rows (bad checksum or character, mixed case, wrong prefix) hold garbage and are
     re-examined by the scalar codec, which gives the precise reason.
     """
-    n = len(texts)
-    codes = np.frombuffer("".join(texts).encode("ascii"), dtype=np.uint8).reshape(n, 42)
-    is_hex = (codes[:, 0] == ord("0")) & ((codes[:, 1] | 0x20) == ord("x"))
-    upper: npt.NDArray[np.bool_] = (codes >= ord("A")) & (codes <= ord("Z"))
-    lower: npt.NDArray[np.bool_] = (codes >= ord("a")) & (codes <= ord("z"))
+    codes = _codes(texts)
+    upper = (codes >= ord("A")) & (codes <= ord("Z"))
+    lower = (codes >= ord("a")) & (codes <= ord("z"))
     mixed = np.logical_and(upper.any(axis=1), lower.any(axis=1))
     lowered = np.where(upper, codes | 0x20, codes).astype(np.uint8)
-
-    raw = np.empty((n, 20), dtype=np.uint8)
-    ok = np.empty(n, dtype=bool)
-    # hex rows: nibble lookup
-    nibbles = _LUT16[codes[is_hex, 2:]]
-    ok[is_hex] = (nibbles != 255).all(axis=1)
-    raw[is_hex] = (nibbles[:, 0::2] << 4) | (nibbles[:, 1::2] & 15)
-    # bech32 rows: 5-bit lookup, checksum, regrouping
-    is_one = ~is_hex
-    groups = _LUT5[lowered[is_one, 4:]]
-    good = (groups != 255).all(axis=1) & (lowered[is_one, :4] == _ONE1_CODES).all(axis=1)
+    groups = _LUT5[lowered[:, 4:]]
+    ok = (groups != 255).all(axis=1) & (lowered[:, :4] == _ONE1_CODES).all(axis=1) & ~mixed
     groups &= 31
-    good &= _polymod_rows(groups) == _BECH32_CONST
-    ok[is_one] = good & ~mixed[is_one]
-    raw[is_one] = _groups_to_bytes(np.ascontiguousarray(groups[:, :32]))
+    ok &= _polymod_rows(groups) == _BECH32_CONST
+    raw = _groups_to_bytes(np.ascontiguousarray(groups[:, :32]))
+    return _rows_to_str(_hex_codes(raw)), ok.tolist()
 
-    one_chars = np.empty((n, _ONE_LEN), dtype=np.uint8)
-    one_chars[is_one] = lowered[is_one]
-    one_chars[is_hex] = _one_codes(raw[is_hex])
-    return _rows_to_str(one_chars), _rows_to_str(_hex_codes(raw)), ok.tolist()
+
+def _vector_hex_to_one(texts: list[str]) -> tuple[list[str], list[bool]]:
+    """Encode 42-character ASCII ``0x`` candidates in bulk: ``one1`` forms and a validity mask."""
+    codes = _codes(texts)
+    nibbles = _LUT16[codes[:, 2:]]
+    ok = (nibbles != 255).all(axis=1)
+    raw = ((nibbles[:, 0::2] << 4) | (nibbles[:, 1::2] & 15)).astype(np.uint8)
+    return _rows_to_str(_one_codes(raw)), ok.tolist()
 
 
 def _distinct(values: Sequence[str | None]) -> list[str]:
     """Distinct non-empty values, in first-seen order; non-strings raise :class:`AddressError`."""
-    for v in values:
-        if v is not None and not isinstance(v, str):
-            raise AddressError(v, f"expected a string, got {type(v).__name__}")
+    if not set(map(type, values)) <= {str, type(None)}:
+        bad = next(v for v in values if v is not None and type(v) is not str)
+        raise AddressError(bad, f"expected a string, got {type(bad).__name__}")
     return [v for v in dict.fromkeys(values) if v is not None and v != ""]
+
+
+def _lookup(values: Sequence[str | None], pairs: dict[str, tuple[str, str]], which: int) -> list[str | None]:
+    table: dict[str | None, str | None] = {k: v[which] for k, v in pairs.items()}
+    table[None] = None
+    table[""] = None
+    return list(map(table.__getitem__, values))
 
 
 def _pairs_for(uniques: list[str]) -> dict[str, tuple[str, str]]:
@@ -391,12 +394,21 @@ def _pairs_for(uniques: list[str]) -> dict[str, tuple[str, str]]:
     if shaped and not "".join(shaped).isascii():
         rest.extend(t for t in shaped if not t.isascii())
         shaped = [t for t in shaped if t.isascii()]
+    hexes = [t for t in shaped if t[:2] in ("0x", "0X")]
+    ones = [t for t in shaped if t[:2] not in ("0x", "0X")]
     result: dict[str, tuple[str, str]] = {}
-    if shaped:
-        ones, hexes, ok = _vector_pairs(shaped)
-        for text, one_text, hex_text, good in zip(shaped, ones, hexes, ok, strict=True):
+    if ones:
+        hex_out, ok = _vector_one_to_hex(ones)
+        for text, hex_text, good in zip(ones, hex_out, ok, strict=True):
             if good:
-                result[text] = (one_text, hex_text)
+                result[text] = (text.lower(), hex_text)
+            else:
+                rest.append(text)
+    if hexes:
+        one_out, ok = _vector_hex_to_one(hexes)
+        for text, one_text, good in zip(hexes, one_out, ok, strict=True):
+            if good:
+                result[text] = (one_text, text.lower())
             else:
                 rest.append(text)
     for text in rest:  # raises with the precise reason
@@ -423,17 +435,7 @@ def normalize_many(values: Sequence[str | None]) -> tuple[list[str | None], list
         For the first invalid value; its ``value`` attribute is the offending text.
     """
     pairs = _pairs_for(_distinct(values))
-    ones: list[str | None] = []
-    hexes: list[str | None] = []
-    for v in values:
-        if v is None or v == "":
-            ones.append(None)
-            hexes.append(None)
-        else:
-            one_text, hex_text = pairs[v]
-            ones.append(one_text)
-            hexes.append(hex_text)
-    return ones, hexes
+    return _lookup(values, pairs, 0), _lookup(values, pairs, 1)
 
 
 def to_hex_many(values: Sequence[str | None]) -> list[str | None]:
@@ -454,8 +456,7 @@ def to_hex_many(values: Sequence[str | None]) -> list[str | None]:
     AddressError
         For the first invalid value.
     """
-    pairs = _pairs_for(_distinct(values))
-    return [None if v is None or v == "" else pairs[v][1] for v in values]
+    return _lookup(values, _pairs_for(_distinct(values)), 1)
 
 
 def to_one_many(values: Sequence[str | None]) -> list[str | None]:
@@ -476,5 +477,4 @@ def to_one_many(values: Sequence[str | None]) -> list[str | None]:
     AddressError
         For the first invalid value.
     """
-    pairs = _pairs_for(_distinct(values))
-    return [None if v is None or v == "" else pairs[v][0] for v in values]
+    return _lookup(values, _pairs_for(_distinct(values)), 0)

@@ -139,9 +139,11 @@ def test_vectorised_path_equals_scalar_path():
         ("One1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9", "mixed upper and lower case"),
         ("0xzz2213a52f7409ff4f103458e6d202e0b3aa805a", "bad character 'z'"),
         ("two1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9", "wrong human-readable part 'two'"),
+        ("one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv\x19", "bad character '\\x19'"),
     ],
 )
 def test_vectorised_path_reports_the_bad_value(bad, reason):
+    """Also: control characters must not be folded into valid bech32 characters."""
     ones = [addresses._encode_one(r) for r in _random_raw(200, 2)]
     with pytest.raises(AddressError) as info:
         to_hex_many([*ones[:100], bad, *ones[100:]])

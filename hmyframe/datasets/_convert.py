@@ -244,8 +244,12 @@ def parse_ints(
     expected: str = "",
 ) -> list[int | None]:
     """Parse a column of integer-like values; ``None`` stays ``None`` unless ``required``."""
-    if parse is parse_int and all(type(v) is int for v in values):
-        return list(values)
+    if parse is parse_int:
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            return list(values)
+        if kinds == {str} and _all_hex(values):
+            return [int(v, 16) for v in values]  # v1 / trace quantities, validated in bulk
     out: list[int | None] = []
     append = out.append
     for i, v in enumerate(values):
@@ -259,6 +263,11 @@ def parse_ints(
         except Bad as exc:
             where.fail(i, name, v, expected or exc.expected)
     return out
+
+
+def _all_hex(values: Sequence[str]) -> bool:
+    ok = pc.match_substring_regex(pa.array(values, type=pa.string()), "^0[xX][0-9a-fA-F]{1,64}$")
+    return bool(pc.all(ok).as_py())
 
 
 def _check_range(
@@ -388,11 +397,39 @@ def hash_array(
     checked: bool = False,
 ) -> pa.Array:
     """0x 32-byte hashes -> lower-case ``string``; the zero hash becomes null if asked."""
+    if checked and None not in values:
+        arr = pa.array(values, type=pa.string())
+        if _lower_hashes(arr):  # the usual case, checked in bulk without a regex
+            return _zero_to_null(arr) if zero_is_null else arr
     arr = _regex_array(values, where, name, _HASH_RE, "a 0x-prefixed 32-byte hex hash", required, checked)
     arr = pc.utf8_lower(arr)
-    if zero_is_null:
-        arr = pc.if_else(pc.equal(arr, ZERO_HASH), pa.scalar(None, pa.string()), arr)
-    return arr
+    return _zero_to_null(arr) if zero_is_null else arr
+
+
+_LOWER_HEX = np.zeros(256, dtype=bool)
+_LOWER_HEX[np.frombuffer(b"0123456789abcdef", dtype=np.uint8)] = True
+
+
+def _lower_hashes(arr: pa.Array) -> bool:
+    """True if every entry is ``0x`` + 64 lower-case hex digits (vectorised over the data buffer)."""
+    n = len(arr)
+    if n == 0 or arr.null_count:
+        return n == 0
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
+    if offsets[-1] - offsets[0] != 66 * n or not (np.diff(offsets) == 66).all():
+        return False
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=66 * n, offset=int(offsets[0])).reshape(
+        n, 66
+    )
+    return bool(
+        (data[:, 0] == ord("0")).all() and (data[:, 1] == ord("x")).all() and _LOWER_HEX[data[:, 2:]].all()
+    )
+
+
+def _zero_to_null(arr: pa.Array) -> pa.Array:
+    if not pc.any(pc.equal(arr, ZERO_HASH)).as_py():
+        return arr
+    return pc.if_else(pc.equal(arr, ZERO_HASH), pa.scalar(None, pa.string()), arr)
 
 
 def hex_data_array(
@@ -406,12 +443,14 @@ def address_arrays(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False
 ) -> tuple[pa.Array, pa.Array]:
     """one1 or 0x addresses -> (one1 column, 0x column); ``""`` and null give null."""
-    for i, v in enumerate(values):
-        if v is None or v == "":
-            if required:
-                where.fail(i, name, v, "an address (one1 bech32 or 0x hex)")
-        elif type(v) is not str:
-            where.fail(i, name, v, "an address string (one1 bech32 or 0x hex)")
+    kinds = set(map(type, values))
+    if not kinds <= {str, type(None)} or (required and (type(None) in kinds or "" in values)):
+        for i, v in enumerate(values):
+            if v is None or v == "":
+                if required:
+                    where.fail(i, name, v, "an address (one1 bech32 or 0x hex)")
+            elif type(v) is not str:
+                where.fail(i, name, v, "an address string (one1 bech32 or 0x hex)")
     try:
         ones, hexes = normalize_many(values)
     except AddressError as exc:
