@@ -68,8 +68,9 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     where = Where.of(NAME, data.block_paths)
     miner, miner_hex = address_arrays([b.miner for b in blocks], where, "miner")
     return {
-        "block_number": int_array([b.number for b in blocks], where, "number", required=True),
-        "block_hash": hash_array([b.hash for b in blocks], where, "hash", required=True, checked=True),
+        # the spec allows a pending block: number and hash null
+        "block_number": int_array([b.number for b in blocks], where, "number"),
+        "block_hash": hash_array([b.hash for b in blocks], where, "hash", checked=True),
         "parent_hash": hash_array(
             [b.parentHash for b in blocks], where, "parentHash", required=True, checked=True
         ),

@@ -174,6 +174,18 @@ def test_miner_empty_string_is_null():
     assert row["vrf"] is None
 
 
+def test_pending_block_of_the_spec_has_null_number_and_hash():
+    block = {
+        "number": None, "hash": None, "nonce": None, "logsBloom": None, "parentHash": H, "miner": A1,
+        "timestamp": 5, "size": 1, "gasLimit": 1, "gasUsed": 0, "stateRoot": H, "transactionsRoot": H,
+        "receiptsRoot": H, "transactions": [], "stakingTransactions": [],
+    }  # fmt: skip
+    (row,) = rows("blocks", [block])
+    assert row["block_number"] is None
+    assert row["block_hash"] is None
+    assert row["parent_hash"] == H
+
+
 def test_hash_only_block_is_fine_for_blocks_but_not_for_transactions():
     block = {
         "number": 5, "hash": BH, "parentHash": H, "miner": A1, "timestamp": 1, "size": 1, "gasLimit": 1,
