@@ -132,6 +132,11 @@ class BlockFactory:
         self._rng = random.Random(0)
         self._eoa: dict[int, str] = {}
         self._contracts: dict[tuple[int, int], str] = {}
+        # popularity rank -> address, filled lazily (list indexing beats a dict in the hot path)
+        self._contract_by_rank: list[list[str | None]] = [
+            [None] * CONTRACT_POPULATION for _ in range(n_shards)
+        ]
+        self._receiver_by_rank: list[list[str | None]] = [[None] * EOA_POPULATION for _ in range(n_shards)]
         self._log_eoa = math.log(EOA_POPULATION)
         self._log_contracts = math.log(CONTRACT_POPULATION)
         self._rng.seed(codec.seed_int(_TAG_POOLS))
@@ -155,8 +160,13 @@ class BlockFactory:
         return addr
 
     def _pick_contract(self, shard: int) -> str:
+        """A genesis contract of ``shard``, Zipf-like by popularity rank."""
         rank = int(math.exp(self._rng.random() * self._log_contracts)) - 1
-        return self.contract(shard, (rank * 7_919 + 3) % CONTRACT_POPULATION)
+        by_rank = self._contract_by_rank[shard]
+        addr = by_rank[rank]
+        if addr is None:
+            addr = by_rank[rank] = self.contract(shard, (rank * 7_919 + 3) % CONTRACT_POPULATION)
+        return addr
 
     # ------------------------------------------------------------------ values
     def _value(self) -> int:
@@ -207,14 +217,6 @@ class BlockFactory:
         grb = self._rng.getrandbits
         words = "".join([f"{grb(_ARG_BITS[int(rnd() * 8)]):064x}" for _ in range(int(rnd() * 6))])
         return f"0x{_SELECTORS[int(rnd() * len(_SELECTORS))]}{words}"
-
-    def _inner_input(self) -> str:
-        """Call data of an internal call, drawn from the chain's pool (cheaper than fresh)."""
-        return self._input_pool[int(self._rng.random() * _POOL_SIZE)]
-
-    def _inner_output(self) -> str:
-        """Return data of an internal call, drawn from the chain's pool."""
-        return self._output_pool[int(self._rng.random() * _POOL_SIZE)]
 
     def _output(self) -> str:
         rnd = self._rng.random
@@ -283,29 +285,28 @@ class BlockFactory:
 
     def _child(self, ctx: _Ctx, depth: int, caller: str, gas: int, static: bool) -> TraceFrame:
         r = self._rng
-        u = r.random()
-        own = int(math.exp(6.0 + 4.0 * r.random()))  # ~400 .. 22000
-        if static or u < 0.30:
+        rnd = r.random
+        u = rnd()
+        own = int(math.exp(6.0 + 4.0 * rnd()))  # ~400 .. 22000
+        if u < 0.92 or static:
+            to = self._pick_contract(ctx.shard)
+            data = self._input_pool[int(rnd() * _POOL_SIZE)]
+            output = self._output_pool[int(rnd() * _POOL_SIZE)]
+            call_type: Literal["call", "callcode", "delegatecall", "staticcall"]
+            value = 0
+            if static or u < 0.30:  # a static context only makes static calls
+                call_type, p_revert = "staticcall", 0.03
+            elif u < 0.75:
+                call_type, p_revert = "call", 0.07
+                if rnd() < 0.1:
+                    value = self._value()
+            elif u < 0.90:
+                call_type, p_revert = "delegatecall", 0.04
+            else:
+                call_type, p_revert = "callcode", 0.0
             return self._frame(
-                ctx, depth, "call", "staticcall", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._inner_input(), r.random() < 0.03, own, self._inner_output(),
-            )  # fmt: skip
-        if u < 0.75:
-            value = self._value() if r.random() < 0.1 else 0
-            return self._frame(
-                ctx, depth, "call", "call", caller, self._pick_contract(ctx.shard), value, gas,
-                self._inner_input(), r.random() < 0.07, own, self._inner_output(),
-            )  # fmt: skip
-        if u < 0.90:
-            return self._frame(
-                ctx, depth, "call", "delegatecall", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._inner_input(), r.random() < 0.04, own, self._inner_output(),
-            )  # fmt: skip
-        if u < 0.92:
-            return self._frame(
-                ctx, depth, "call", "callcode", caller, self._pick_contract(ctx.shard), 0, gas,
-                self._inner_input(), False, own, self._inner_output(),
-            )  # fmt: skip
+                ctx, depth, "call", call_type, caller, to, value, gas, data, rnd() < p_revert, own, output
+            )
         ctx.inner_creates += 1
         created = self._codec.address(
             ADDR_INNER, ctx.shard, ctx.number, (ctx.index << 8 | ctx.inner_creates) & 0xFFFF
@@ -346,8 +347,11 @@ class BlockFactory:
         else:
             gas_price = 500_000_000_000
         if kind <= KIND_XSHARD:  # plain transfer, same shard or cross-shard
-            rank = int(math.exp(rnd() * self._log_eoa)) - 1
-            to = self.eoa((rank * 15_485_863 + 4_567 + 101 * shard) % EOA_POPULATION)
+            rank = int(math.exp(rnd() * self._log_eoa)) - 1  # receiver: Zipf-like popularity
+            by_rank = self._receiver_by_rank[shard]
+            to = by_rank[rank]
+            if to is None:
+                to = by_rank[rank] = self.eoa((rank * 15_485_863 + 4_567 + 101 * shard) % EOA_POPULATION)
             value = self._value()
             data = "0x"
             if kind == KIND_XSHARD:
