@@ -200,10 +200,10 @@ class BlockFactory:
             return 30_000_000_000
         return 500_000_000_000
 
-    def _signature(self, shard: int) -> tuple[int, int, int]:
+    def _signature(self, shard: int, eth_form: bool) -> tuple[int, int, int]:
         r = self._rng
         parity = r.getrandbits(1)
-        if r.random() < 0.3:  # signed as an Ethereum transaction (EVM chain id per shard)
+        if eth_form and r.random() < 0.3:  # signed as an Ethereum transaction (EVM chain id per shard)
             v = 2 * (ETH_CHAIN_ID_BASE + shard) + 35 + parity
         else:
             v = 2 * HARMONY_CHAIN_ID + 35 + parity
@@ -442,7 +442,7 @@ class BlockFactory:
         else:
             gas = (25_000, 30_000, 50_000, 100_000)[int(r.random() * 4)]
             msg = dict(ev.msg)
-        v, sig_r, sig_s = self._signature(0)
+        v, sig_r, sig_s = self._signature(0, eth_form=False)  # staking txs are Harmony-signed only
         return StakingTransaction(
             hash=self._codec.hash(HASH_STAKING, 0, number, ev.index),
             block_number=number,

@@ -99,13 +99,17 @@ _TAG_EVENTS: Final = 0x4556
 _TAG_EPOCH: Final = 0x4550
 _TAG_SIGN: Final = 0x5347
 
-_D18: Final = Decimal(1).scaleb(-18)
+_D18: Final = Decimal("1E-18")
 _ZERO18: Final = Decimal(0).quantize(_D18)
 
 
 def dec18(units: int) -> Decimal:
-    """The Decimal ``units * 1e-18`` (exactly 18 fractional digits)."""
-    return Decimal(units).scaleb(-18)
+    """The Decimal ``units * 1e-18`` with exactly 18 fractional digits, whatever its size.
+
+    Built from a string, which is exact: ``Decimal.scaleb`` would round to the context's
+    28 significant digits and lose the low digits of a stake in atto.
+    """
+    return Decimal(f"{units}E-18")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import itertools
 import random
 import threading
 from collections import Counter, defaultdict
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import pytest
 
@@ -457,8 +457,14 @@ def test_validator_population_and_fields(default: Chain) -> None:
         assert 1 <= len(v.bls_keys) <= 4
         assert all(len(k) == 96 and not k.startswith("0x") and int(k, 16) >= 0 for k in v.bls_keys)
         assert v.name
-        for ratio in (v.rate, v.max_rate, v.max_change_rate):
-            assert ratio.as_tuple().exponent == -18
+        decimals = [v.rate, v.max_rate, v.max_change_rate, v.current_epoch_signing_percentage, v.apr]
+        decimals += [apr for _, apr in v.epoch_apr or ()]
+        if v.epos_winning_stake is not None:
+            decimals.append(v.epos_winning_stake)
+        for m in v.metrics or ():
+            decimals += [m.group_percent, m.overall_percent, m.effective_stake, m.raw_stake]
+        # exactly 18 fractional digits, however large (no rounding to 28 significant digits)
+        assert all(d.as_tuple().exponent == -18 for d in decimals), v.address
         assert Decimal(0) <= v.rate <= v.max_rate <= Decimal(1)
         assert v.max_change_rate <= v.max_rate
         assert v.delegations[0].delegator == v.address
@@ -534,6 +540,14 @@ def test_effective_stake_is_clipped_around_the_median(default: Chain) -> None:
     assert any(m.effective_stake != m.raw_stake for m in metrics)
     for m in metrics:
         assert median * Decimal("0.84") <= m.effective_stake <= median * Decimal("1.16")
+    for v in default.validators(600):
+        if v.metrics:
+            with localcontext() as ctx:
+                ctx.prec = 80  # stakes in atto with 18 decimals exceed the default 28 digits
+                assert v.epos_winning_stake == sum((m.effective_stake for m in v.metrics), Decimal(0))
+            # raw stake per key: the stake at the election split over all the validator's keys
+            assert len({m.raw_stake for m in v.metrics}) == 1
+            assert v.metrics[0].raw_stake * len(v.bls_keys) <= v.total_delegation * 2
 
 
 def _check_signing(chain: Chain, snapshot: ValidatorSnapshot) -> None:
