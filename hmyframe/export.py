@@ -180,6 +180,7 @@ async def export(
                 )
         if snap_names:
             snapshot_block, _ = await fetch_snapshot(session, snap_names, block)
+        chain_id = await session.chain_id()  # a fetch may have found the URL serving another chain
     summary = ExportSummary(
         chain_id=chain_id,
         shard=shard,

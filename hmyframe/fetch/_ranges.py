@@ -313,6 +313,12 @@ async def fetch_range(
         raise ConfigError(f"end block {end} is before start block {start}")
     job.chain_id = await session.chain_id()
     gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
+    if gaps and session.cache is not None:
+        # about to write: make sure the URL still serves the chain its cached id names
+        checked = await session.chain_id(verify=True)
+        if checked != job.chain_id:
+            job.chain_id = checked
+            gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
     if gaps:
         head = await session.head(shard)
         limit = head - 1 if "signers" in names else head

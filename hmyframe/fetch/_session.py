@@ -266,6 +266,8 @@ class Session:
         self._owns_client = self._resolved.client is None
         self._client: Client | None = self._resolved.client
         self._heads: dict[int, int] = {}
+        # the chain id was learnt first-hand (devnet object, or asked by this session)
+        self._chain_checked = self._resolved.chain_id is not None
 
     @property
     def url(self) -> str:
@@ -308,16 +310,27 @@ class Session:
         """The typed methods of the configured generation (``client.v2`` or ``client.v1``)."""
         return self.client.v2 if self.options.version == 2 else self.client.v1
 
-    async def chain_id(self) -> str:
+    async def chain_id(self, *, verify: bool = False) -> str:
         """The chain's cache key (first 16 hex digits of the shard-0 genesis hash).
 
         Known without a request for the devnet and for URLs already seen in this process.
+
+        Parameters
+        ----------
+        verify
+            Ask the node for its genesis block unless this session already did (or the chain
+            is known first-hand, as for a devnet). Fetches that write to the cache verify, so
+            a URL that now serves another chain (a restarted local node, a moved tunnel) never
+            gets that chain's blocks filed under the old chain's id; the session then uses
+            the new id.
         """
-        if self._resolved.chain_id is not None:
+        if self._resolved.chain_id is not None and (self._chain_checked or not verify):
             return self._resolved.chain_id
         key = self._resolved.url
-        with _chain_ids_lock:
-            known = _chain_ids.get(key)
+        known: str | None = None
+        if not verify:
+            with _chain_ids_lock:
+                known = _chain_ids.get(key)
         if known is None:
             block = await self.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
             if not isinstance(block, dict):
@@ -327,6 +340,7 @@ class Session:
             known = chain_id_from_hash(block.get("hash"))
             with _chain_ids_lock:
                 _chain_ids[key] = known
+            self._chain_checked = True
         self._resolved.chain_id = known
         return known
 

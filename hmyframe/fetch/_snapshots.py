@@ -105,6 +105,13 @@ async def fetch_snapshot(
         cached = {name: cache.read_snapshot(chain_id, ds.get(name), 0, block) for name in names}
         if all(t is not None for t in cached.values()):
             return block, {name: t for name, t in cached.items() if t is not None}
+        # about to write: make sure the URL still serves the chain its cached id names
+        checked = await session.chain_id(verify=True)
+        if checked != chain_id:
+            chain_id = checked
+            cached = {name: cache.read_snapshot(chain_id, ds.get(name), 0, block) for name in names}
+            if all(t is not None for t in cached.values()):
+                return block, {name: t for name, t in cached.items() if t is not None}
     head = await session.head(0)
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
