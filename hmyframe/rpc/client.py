@@ -33,6 +33,7 @@ Only :mod:`hmyframe.errors` exceptions leave this module.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import math
 from collections import Counter, defaultdict
@@ -234,11 +235,12 @@ class _Lane:
 class _Endpoint:
     """Per-URL state: the auto-batching lanes, the validator pacer, the batch-size divisor."""
 
-    __slots__ = ("lanes", "ok_streak", "pacer", "shrink", "url")
+    __slots__ = ("accept_encoding", "lanes", "ok_streak", "pacer", "shrink", "url")
 
-    def __init__(self, url: str, pacer: TokenBucket | None) -> None:
+    def __init__(self, url: str, pacer: TokenBucket | None, accept_encoding: str | None) -> None:
         self.url = url
         self.pacer = pacer
+        self.accept_encoding = accept_encoding
         self.lanes: defaultdict[str, _Lane] = defaultdict(_Lane)
         self.shrink = 1  # batch caps are divided by this after size-suspect failures
         self.ok_streak = 0
@@ -274,6 +276,16 @@ def _check_url(url: Any, what: str) -> str:
             f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}"
         )
     return url
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _check_shard(shard: Any) -> int | None:
@@ -357,6 +369,11 @@ class Client:
         (``{"trace_block": 5}``; 1 = always alone). The validator listings are always alone.
     max_body_bytes
         Largest request body sent; batches are split to stay under it.
+    compression
+        Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts
+        (``127.0.0.0/8``, ``::1``, ``localhost``), where compressing costs both sides more
+        CPU than it saves (3x fewer full blocks per second from the local devnet). An
+        ``Accept-Encoding`` in ``headers`` always wins.
 
     Raises
     ------
@@ -391,6 +408,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         batch_limits: Mapping[str, int] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        compression: bool | None = None,
     ) -> None:
         self._url = _check_url(url, "url")
         self._trace: str | dict[int, str] | None
@@ -439,6 +457,10 @@ class Client:
                 )
         self._limits: dict[str, int] = {**DEFAULT_BATCH_LIMITS, **given}
         self._lane_cache: dict[str, tuple[str, int]] = {}
+        flag: object = compression
+        if flag is not None and not isinstance(flag, bool):
+            raise ConfigError(f"compression must be True, False or None (automatic), got {short_repr(flag)}")
+        self._compression = compression
         self._max_in_flight = max_in_flight
         self._batch_size = batch_size
         self._max_body = max_body_bytes
@@ -624,7 +646,11 @@ class Client:
         ep = self._endpoints.get(url)
         if ep is None:
             pacer = None if self._pacing is None else TokenBucket(*self._pacing)
-            ep = self._endpoints[url] = _Endpoint(url, pacer)
+            encoding: str | None = None  # the caller's Accept-Encoding header, or aiohttp's gzip
+            if not self._transport.sets_accept_encoding:
+                compress = self._compression if self._compression is not None else not _is_loopback(url)
+                encoding = None if compress else "identity"
+            ep = self._endpoints[url] = _Endpoint(url, pacer, encoding)
         return ep
 
     # ------------------------------------------------------------------ public calls
@@ -957,7 +983,7 @@ class Client:
             self.stats.batches += 1 if len(calls) > 1 else 0
             self.stats.bytes_sent += len(body)
             try:
-                reply = await self._transport.post(ep.url, body)
+                reply = await self._transport.post(ep.url, body, accept_encoding=ep.accept_encoding)
             except TransportFault as fault:
                 return self._fail_all(ep, calls, _Failure(fault.reason, fault.detail))
             finally:

@@ -143,7 +143,12 @@ class Transport:
     ) -> None:
         await self.close()
 
-    async def post(self, url: str, body: bytes) -> HttpReply:
+    @property
+    def sets_accept_encoding(self) -> bool:
+        """Whether the caller's headers fix ``Accept-Encoding`` (then :meth:`post` never overrides it)."""
+        return any(name.lower() == "accept-encoding" for name in self._headers)
+
+    async def post(self, url: str, body: bytes, *, accept_encoding: str | None = None) -> HttpReply:
         """POST ``body`` to ``url`` and read the whole answer.
 
         Parameters
@@ -152,6 +157,9 @@ class Transport:
             Endpoint URL.
         body
             JSON bytes.
+        accept_encoding
+            ``Accept-Encoding`` for this request (``"identity"`` to ask for an uncompressed
+            answer); ``None`` keeps the session's (aiohttp's ``gzip, deflate``).
 
         Returns
         -------
@@ -173,7 +181,8 @@ class Transport:
         # aiohttp warns (ResourceWarning) about raw bytes over 1 MiB; a BytesIO body is streamed.
         data: bytes | io.BytesIO = io.BytesIO(body) if len(body) > _LARGE_BODY else body
         try:
-            async with session.post(url, data=data) as resp:
+            extra = None if accept_encoding is None else {"Accept-Encoding": accept_encoding}
+            async with session.post(url, data=data, headers=extra) as resp:
                 payload = await resp.read()
                 return HttpReply(resp.status, payload, parse_retry_after(resp.headers.get("Retry-After")))
         except aiohttp.ClientPayloadError as exc:

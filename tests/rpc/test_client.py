@@ -452,3 +452,33 @@ async def test_repr_is_redacted(open_client: Callable[..., Client], devnet: Devn
     async with c:
         assert "open" in repr(c)
         assert "hunter2" not in repr(c.v2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "compressed"),
+    [
+        ({}, False),  # loopback: no gzip by default
+        ({"compression": True}, True),
+        ({"compression": False}, False),
+        ({"headers": {"Accept-Encoding": "gzip"}}, True),  # the caller's header wins
+    ],
+)
+async def test_compression(
+    open_client: Callable[..., Client],
+    devnet: Devnet,
+    devnet_stats: DevnetStats,
+    kwargs: dict[str, Any],
+    compressed: bool,
+) -> None:
+    async with open_client(devnet.url, **kwargs) as c:
+        blocks = await c.v2.get_blocks(0, 20)
+        received = c.stats.bytes_received  # after decompression
+    assert len(blocks) == 21
+    on_the_wire = devnet_stats.total().bytes_out
+    assert (on_the_wire < received / 2) is compressed
+    assert (on_the_wire == received) is not compressed
+
+
+def test_bad_compression_setting() -> None:
+    with pytest.raises(ConfigError, match="compression must be True, False or None"):
+        Client("http://127.0.0.1:9500", compression="gzip")  # type: ignore[arg-type]
