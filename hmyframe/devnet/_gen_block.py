@@ -39,8 +39,11 @@ BLOCK_GAS_LIMIT: Final = 80_000_000
 CONTRACT_POPULATION: Final = 2_000
 # Root of an empty Merkle-Patricia trie (what the node reports for a block without transactions).
 EMPTY_ROOT: Final = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
-HARMONY_CHAIN_ID: Final = 1
-ETH_CHAIN_ID_BASE: Final = 1_666_600_000
+# The devnet reports chain id 2 (``hmy_chainId``, as localnet/testnet; see node.CHAIN_ID), so
+# Harmony-signed transactions carry v = 2 * 2 + 35 + parity (0x27/0x28, as in the localnet
+# samples) and Ethereum-signed ones the testnet EVM chain id 1666700000 + shard.
+HARMONY_CHAIN_ID: Final = 2
+ETH_CHAIN_ID_BASE: Final = 1_666_700_000
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 _TAG_BLOCK: Final = 0x424C
 _TAG_POOLS: Final = 0x504C
