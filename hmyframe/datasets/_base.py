@@ -15,7 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hmyframe.errors import ConfigError, short_repr
 
@@ -275,7 +277,9 @@ class Dataset:
         columns = self.builder(decoded, ctx)
         table = pa.Table.from_arrays([columns[f.name] for f in self.schema], schema=self.schema)
         if self.sort_by and table.num_rows > 1:
-            table = table.sort_by([(c, "ascending") for c in self.sort_by])
+            order = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in self.sort_by])  # nulls last
+            if not np.array_equal(order.to_numpy(), np.arange(table.num_rows)):  # often already in order
+                table = table.take(order)
         return table
 
     def convert(self, payloads: Sequence[bytes], ctx: ConvertContext) -> pa.Table:

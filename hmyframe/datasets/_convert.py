@@ -246,10 +246,17 @@ def parse_ints(
     """Parse a column of integer-like values; ``None`` stays ``None`` unless ``required``."""
     if parse is parse_int:
         kinds = set(map(type, values))
-        if kinds == {int}:
-            return list(values)
-        if kinds == {str} and _all_hex(values):
-            return [int(v, 16) for v in values]  # v1 / trace quantities, validated in bulk
+        has_null = type(None) in kinds
+        kinds.discard(type(None))
+        if not (required and has_null):
+            if kinds <= {int}:
+                return list(values)
+            if kinds == {str}:  # v1 / trace hex quantities, validated in bulk
+                strings = [v for v in values if v is not None] if has_null else values
+                if _all_hex(strings):
+                    if has_null:
+                        return [None if v is None else int(v, 16) for v in values]
+                    return [int(v, 16) for v in values]
     out: list[int | None] = []
     append = out.append
     for i, v in enumerate(values):

@@ -132,19 +132,18 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
 
     ordinal: dict[tuple[int, object, object], int] = {}
     trace_index: list[int] = []
-    addresses: list[str] = []
-    depths: list[int] = []
-    for i, t in enumerate(traces):
+    for i in range(n):
         key = (data.payload_index[i], numbers[i], positions[i])
         trace_index.append(ordinal.get(key, 0))
         ordinal[key] = trace_index[-1] + 1
-        path = t.traceAddress
-        if path is None:
-            where.fail(i, "traceAddress", path, "an array of non-negative integers")
-        if any(type(x) is not int or x < 0 for x in path):
-            where.fail(i, "traceAddress", path, "an array of non-negative integers")
-        addresses.append(",".join(map(str, path)))
-        depths.append(len(path))
+    paths = [t.traceAddress for t in traces]
+    flat = [x for path in paths if path for x in path]
+    if None in paths or not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
+        for i, path in enumerate(paths):
+            if path is None or any(type(x) is not int or x < 0 for x in path):
+                where.fail(i, "traceAddress", path, "an array of non-negative integers")
+    addresses = [",".join(map(str, path)) if path else "" for path in paths]
+    depths = [len(path) for path in paths]  # type: ignore[arg-type]
 
     actions = [_NO_ACTION if t.action is None else t.action for t in traces]
     results = [_NO_RESULT if t.result is None else t.result for t in traces]

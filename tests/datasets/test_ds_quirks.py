@@ -428,3 +428,17 @@ def test_delegation_record_spellings():
     assert (u["amount"], u["epoch"], u["validator_address"]) == (Decimal(10**20), 77, A1)
     with pytest.raises(ResponseShapeError, match="delegation record"):
         rows("validators", [[record]])
+
+
+def test_rows_come_sorted_with_pending_last():
+    mined = [render(tx_fact(i, i, 1, A1, A2), "v2") for i in range(6)]
+    pending = render(tx_fact(9, 1, 1, A1, A2), "v2") | {
+        "blockNumber": None,
+        "blockHash": ZERO,
+        "transactionIndex": 0,
+    }
+    got = rows("transactions", [[mined[4], pending, *reversed(mined)]])
+    keys = [(r["block_number"], r["transaction_index"]) for r in got]
+    assert keys[:-1] == sorted(k for k in keys if k[0] is not None)
+    assert keys[-1] == (None, None)
+    assert len(got) == 8  # nothing dropped: the same transaction listed twice stays twice
