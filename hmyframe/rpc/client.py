@@ -20,10 +20,13 @@ and adds, on top of plain HTTP POSTs:
   node's ``-32000`` rate-limit messages and batch items missing from an answer. Only the
   failed items of a batch are sent again. When a batch fails in a way that suggests it was
   too big for the way (502/504 from a proxy, timeout, reset, cut-off body), it is retried in
-  halves and the endpoint's batches stay halved until 16 requests in a row succeed.
+  halves, and the endpoint's later batches are halved too; each 16 successful requests in a
+  row double them back, up to ``batch_size``.
 * **Routing.** ``shard=None`` is the shard ``url`` serves; other shards are reached at the
   URLs ``hmy_getShardingStructure`` lists (or ``shard_urls``). ``trace=True`` goes to the
   shard's trace URL.
+* **Compression.** gzip answers from remote nodes; uncompressed from loopback hosts, where
+  compressing costs more CPU than it saves (``compression=``).
 * **Exact decoding** through :mod:`hmyframe._json` (big integers stay ``int``), or the raw
   bytes of ``result`` for typed decoders downstream.
 
