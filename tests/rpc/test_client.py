@@ -395,7 +395,7 @@ def test_bad_client_settings(kwargs: dict[str, Any], needle: str) -> None:
 
 async def test_bad_call_arguments(client: Client, devnet_stats: DevnetStats) -> None:
     with pytest.raises(ConfigError, match=r"params of hmyv2_blockNumber must be a list or tuple, got '0x1'"):
-        await client.request("hmyv2_blockNumber", "0x1")  # type: ignore[arg-type]
+        await client.request("hmyv2_blockNumber", "0x1")
     with pytest.raises(ConfigError, match="method must be a non-empty string"):
         await client.request("")
     with pytest.raises(ConfigError, match=r"cannot be sent as JSON"):
