@@ -84,8 +84,8 @@ SCHEMA = pa.schema(
     ]
 )
 
-_NO_ACTION = TraceAction()
 _NO_RESULT = TraceResult()
+_KINDS = {"call", "create", "suicide"}
 
 
 def _hash_resolver(ctx: ConvertContext) -> tuple[dict[str, str], set[str]]:
@@ -145,14 +145,15 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     addresses = [",".join(map(str, path)) if path else "" for path in paths]
     depths = [len(path) for path in paths]  # type: ignore[arg-type]
 
-    actions = [_NO_ACTION if t.action is None else t.action for t in traces]
+    raw_actions = [t.action for t in traces]
+    if None in raw_actions:
+        where.fail(raw_actions.index(None), "action", None, "a trace action object")
+    actions: list[TraceAction] = raw_actions  # type: ignore[assignment]
     results = [_NO_RESULT if t.result is None else t.result for t in traces]
     kinds = [t.type for t in traces]
-    for i, (kind, t) in enumerate(zip(kinds, traces, strict=True)):
-        if kind not in ("call", "create", "suicide"):
-            where.fail(i, "type", kind, "'call', 'create' or 'suicide'")
-        if t.action is None:
-            where.fail(i, "action", None, "a trace action object")
+    if not set(kinds) <= _KINDS:
+        bad = next(i for i, k in enumerate(kinds) if k not in _KINDS)
+        where.fail(bad, "type", kinds[bad], "'call', 'create' or 'suicide'")
     senders = [a.address if k == "suicide" else a.from_ for a, k in zip(actions, kinds, strict=True)]
     receivers = [
         a.refundAddress if k == "suicide" else (r.address if k == "create" else a.to)
