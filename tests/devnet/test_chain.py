@@ -284,6 +284,25 @@ def test_nonces_increase_without_gaps_and_match_transaction_count(small: Chain) 
             assert all(not b.staking_transactions for b in small.iter_blocks(1, 0, head))
 
 
+def test_nonces_across_skeleton_segments(default: Chain, default_txs: list[Transaction]) -> None:
+    """Blocks 0..799 span two 512-block skeleton segments: nonces must carry over."""
+    per_sender: dict[tuple[int, str], list[Transaction]] = defaultdict(list)
+    for tx in default_txs:
+        per_sender[(tx.shard_id, tx.sender)].append(tx)
+    crossing = 0
+    for (shard, sender), txs in per_sender.items():
+        assert [tx.nonce for tx in txs] == list(range(len(txs)))
+        if txs[0].block_number < 512 <= txs[-1].block_number:
+            crossing += 1
+            assert default.transaction_count(shard, sender, 799) == len(txs)
+            before = sum(tx.block_number <= 511 for tx in txs)
+            assert default.transaction_count(shard, sender, 511) == before
+            assert default.transaction_count(shard, sender, 512) == before + sum(
+                tx.block_number == 512 for tx in txs
+            )
+    assert crossing > 50
+
+
 def test_transaction_count_of_unknown_and_bad_addresses(small: Chain) -> None:
     assert small.transaction_count(0, "0x" + "ab" * 20, small.head(0)) == 0
     with pytest.raises(AddressError, match="0x1234"):
