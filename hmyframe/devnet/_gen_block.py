@@ -145,6 +145,7 @@ class BlockFactory:
         self._rng.seed(codec.seed_int(_TAG_POOLS))
         self._input_pool = [self._calldata() for _ in range(_POOL_SIZE)]
         self._output_pool = [self._output() for _ in range(_POOL_SIZE)]
+        self._input_gas = [intrinsic_gas(data, False) for data in self._input_pool]
 
     # ------------------------------------------------------------------ accounts
     def eoa(self, index: int) -> str:
@@ -391,9 +392,15 @@ class BlockFactory:
         else:  # contract call, possibly reverted
             to = self._pick_contract(shard)
             value = 0 if r.random() < 0.7 else self._value()
-            data = self._calldata()
+            # call data: a pooled selector + arguments, then a fresh 64-bit word (a deadline
+            # or nonce argument) so every transaction's input is unique; intrinsic gas is
+            # the pooled part's (cached) plus that word's 24 zero bytes and 8 random ones
+            k = int(rnd() * _POOL_SIZE)
+            tail = r.getrandbits(64)
+            tail_zeros = tail.to_bytes(8, "big").count(0)
+            data = f"{self._input_pool[k]}{tail:064x}"
             gas = (100_000, 200_000, 250_000, 300_000, 500_000, 1_000_000, 2_000_000)[int(r.random() * 7)]
-            base = intrinsic_gas(data, False)
+            base = self._input_gas[k] + 4 * (24 + tail_zeros) + 16 * (8 - tail_zeros)
             own = int(math.exp(8.5 + 2.5 * r.random()))  # ~5000 .. 60000
             success = kind == KIND_CALL
             ctx = _Ctx(shard, number, index)
