@@ -249,43 +249,36 @@ class BlockFactory:
         output: str,
     ) -> TraceFrame:
         """A frame with random children; ``gas_used = own + sum(children) <= gas``."""
-        r = self._rng
-        own = min(own, gas)
-        used = own
-        children: list[TraceFrame] = []
+        rnd = self._rng.random
+        used = own if own < gas else gas
+        children: tuple[TraceFrame, ...] = ()
         if depth < _MAX_DEPTH:
-            # deeper frames have fewer children: about 3.5 frames per contract call on average
-            n_children = 0 if r.random() < _P_LEAF[depth] else 1 + int(r.random() * _MAX_CHILDREN[depth])
-            exec_addr = from_ if call_type in ("delegatecall", "callcode") else to
+            exec_addr = from_ if call_type == "delegatecall" or call_type == "callcode" else to
             static = call_type == "staticcall"
-            for _ in range(n_children):
-                remaining = gas - used
-                if remaining < 2_300:
-                    break
-                child_gas = int(remaining * 63 // 64 * (0.2 + 0.6 * r.random()))
-                child = self._child(ctx, depth + 1, exec_addr, child_gas, static)
-                children.append(child)
-                used += child.gas_used
-            if not static and ftype == "call" and depth >= 1 and r.random() < 0.02:
-                children.append(
-                    TraceFrame(
-                        type="suicide",
-                        call_type=None,
-                        from_=exec_addr,
-                        to=from_,
-                        value=self._value(),
-                        gas=0,
-                        gas_used=0,
+            # deeper frames have fewer children: about 3.5 frames per contract call on average
+            if rnd() >= _P_LEAF[depth]:
+                kids: list[TraceFrame] = []
+                for _ in range(1 + int(rnd() * _MAX_CHILDREN[depth])):
+                    remaining = gas - used
+                    if remaining < 2_300:
+                        break
+                    child = self._child(
+                        ctx, depth + 1, exec_addr, int(remaining * 63 // 64 * (0.2 + 0.6 * rnd())), static
                     )
+                    kids.append(child)
+                    used += child.gas_used
+                children = tuple(kids)
+            if not static and ftype == "call" and depth >= 1 and rnd() < 0.02:
+                suicide = TraceFrame(
+                    "suicide", None, exec_addr, from_, self._value(), 0, 0, "0x", "0x", None, None, ()
                 )
+                children = (*children, suicide)
         if reverted:
-            data = _REVERT_DATA[int(r.random() * len(_REVERT_DATA))]
+            data = _REVERT_DATA[int(rnd() * len(_REVERT_DATA))]
             return TraceFrame(
-                ftype, call_type, from_, to, value, gas, used, input_, "0x", "Reverted", data, tuple(children)
+                ftype, call_type, from_, to, value, gas, used, input_, "0x", "Reverted", data, children
             )
-        return TraceFrame(
-            ftype, call_type, from_, to, value, gas, used, input_, output, None, None, tuple(children)
-        )
+        return TraceFrame(ftype, call_type, from_, to, value, gas, used, input_, output, None, None, children)
 
     def _child(self, ctx: _Ctx, depth: int, caller: str, gas: int, static: bool) -> TraceFrame:
         r = self._rng
