@@ -68,7 +68,7 @@ BLOCK_TIME: Final = 2
 #: Cross-shard receipts from a source shard's last ``CX_PENDING_BLOCKS`` blocks (head
 #: included) are still pending on the destination shard.
 CX_PENDING_BLOCKS: Final = 3
-_MAX_SHARDS: Final = 16
+_MAX_SHARDS: Final = 64
 _BLOCK_LRU: Final = 1024
 _TAG_CX: Final = 0x4358
 _HEX = frozenset("0123456789abcdef")
@@ -124,7 +124,7 @@ class Chain:
     seed
         Any integer; the same seed and parameters give identical objects.
     shards
-        Number of shards (1 to 16).
+        Number of shards (1 to 64).
     blocks
         Initial number of blocks per shard (the head is ``blocks - 1``).
     epoch_length
