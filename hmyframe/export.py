@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -195,34 +197,63 @@ async def export(
     for name in names:
         item = ExportedDataset(name)
         dataset = ds.get(name)
-        for entry in store.entries(chain_id, name):
-            if entry.status != "ok":
-                continue
-            if name in RANGE_DATASETS:
-                assert start is not None
-                assert end is not None
-                if entry.kind != "range" or entry.shard != shard or entry.end < start or entry.start > end:
+        entries = {e.path: e for e in store.entries(chain_id, name) if e.status == "ok"}
+        if name in RANGE_DATASETS:
+            assert start is not None
+            assert end is not None
+            # the cache's own non-overlapping cover, clipped to the range: a file cached by an
+            # earlier, wider fetch holds blocks outside it, which are neither counted nor exported
+            for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard, report=False):
+                entry = entries.get(path)
+                if entry is None or c_end < start or c_start > end:
                     continue
-            elif entry.kind != "snapshot" or entry.start != snapshot_block:
-                continue
-            path = entry.path
-            if format == "csv":
-                path = _to_csv(
-                    entry.path, csv_root / entry.path.relative_to(store.root).with_suffix(".csv"), dataset
-                )
-            item.files.append(path)
-            item.rows += entry.rows or 0
-            item.bytes += path.stat().st_size
+                lo, hi = max(start, c_start), min(end, c_end)
+                whole = (lo, hi) == (entry.start, entry.end)
+                if format == "csv":
+                    table = _read(path, dataset)
+                    if not whole:
+                        table = _between(table, lo, hi)
+                    folder = csv_root / path.parent.relative_to(store.root)
+                    target = _write_csv(table, folder / f"{name}__{lo:010d}_{hi:010d}.csv")
+                    rows = table.num_rows
+                else:
+                    target = path
+                    rows = (entry.rows or 0) if whole else _between(_read(path, dataset), lo, hi).num_rows
+                item.files.append(target)
+                item.rows += rows
+                item.bytes += target.stat().st_size
+        else:
+            for entry in entries.values():
+                if entry.kind != "snapshot" or entry.start != snapshot_block:
+                    continue
+                target = entry.path
+                if format == "csv":
+                    target = _write_csv(
+                        _read(entry.path, dataset),
+                        csv_root / entry.path.relative_to(store.root).with_suffix(".csv"),
+                    )
+                item.files.append(target)
+                item.rows += entry.rows or 0
+                item.bytes += target.stat().st_size
         summary.datasets[name] = item
     return summary
 
 
-def _to_csv(source: Path, target: Path, dataset: ds.Dataset) -> Path:
-    """Convert one Parquet file to CSV (exact decimals as digits, timestamps ISO 8601)."""
+def _read(source: Path, dataset: ds.Dataset) -> pa.Table:
     try:
-        table = pq.read_table(source, schema=dataset.schema)
-    except OSError as exc:
+        return pq.read_table(source, schema=dataset.schema)
+    except (OSError, pa.ArrowException) as exc:
         raise CacheError(f"cannot read {source}: {exc}") from exc
+
+
+def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
+    """Rows of blocks ``lo..hi``."""
+    column = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
+
+
+def _write_csv(table: pa.Table, target: Path) -> Path:
+    """Write a table as CSV (exact decimals as digits, timestamps ISO 8601), atomically."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     pacsv.write_csv(table, tmp)
