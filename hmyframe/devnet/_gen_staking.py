@@ -87,6 +87,8 @@ _FORCED: Final = {4: "Delegate", 9: "EditValidator", 15: "Undelegate", 23: "Coll
 # Random staking transactions: probability of one / two per block; directive mix.
 _P_ONE: Final = 0.13
 _P_TWO: Final = 0.02
+_RANDOM_TRIES: Final = 5  # attempts of a random directive to find a fitting validator/delegation
+_FORCED_TRIES: Final = 200  # attempts of a forced early directive (so that it always happens)
 _P_COMEBACK: Final = 0.25  # per epoch, chance that an inactive (not abandoned) validator reactivates
 _DIRECTIVE_CDF: Final = (
     (0.38, "Delegate"),
@@ -497,21 +499,22 @@ class StakingEngine:
                 comebacks.setdefault(at, []).append(v)
         for block in range(first, last + 1):
             index = 0
-            todo: list[tuple[str, int | None]] = []
+            # (directive, target validator, attempts to find a fitting delegation/validator)
+            todo: list[tuple[str, int | None, int]] = []
             v_new = creations.get(block)
             if v_new is not None:
-                todo.append(("CreateValidator", v_new))
+                todo.append(("CreateValidator", v_new, 1))
             forced = _FORCED.get(block)
             if forced is not None:
-                todo.append((forced, None))
-            todo.extend(("EditValidator", v) for v in comebacks.get(block, ()))
+                todo.append((forced, None, _FORCED_TRIES))
+            todo.extend(("EditValidator", v, 1) for v in comebacks.get(block, ()))
             u = rng.random()
             n_random = 1 if u < _P_ONE else 2 if u < _P_ONE + _P_TWO else 0
             for _ in range(n_random):
                 w = rng.random()
-                todo.append((next(name for cut, name in _DIRECTIVE_CDF if w <= cut), None))
-            for directive, target in todo:
-                event = self._decide(state, info, rng, block, index, directive, target)
+                todo.append((next(name for cut, name in _DIRECTIVE_CDF if w <= cut), None, _RANDOM_TRIES))
+            for directive, target, tries in todo:
+                event = self._decide(state, info, rng, block, index, directive, target, tries)
                 if event is not None:
                     self._apply(state, info, event)
                     self._sent.setdefault(event.sender, []).append(block)
@@ -540,11 +543,13 @@ class StakingEngine:
         index: int,
         directive: str,
         target: int | None,
+        tries: int,
     ) -> StakingEvent | None:
         """Decide one staking transaction from the current state (``None``: nothing fits).
 
         ``target`` is the validator of a ``CreateValidator`` or of a come-back
-        ``EditValidator``; other directives pick their own.
+        ``EditValidator``; other directives pick their own, with up to ``tries`` random
+        attempts (many for the forced early directives, so that they always happen).
         """
         n_existing = self._existing(block)
         if directive == "CreateValidator":
@@ -553,12 +558,12 @@ class StakingEngine:
         if n_existing == 0:
             return None
         if directive == "Delegate":
-            return self._decide_delegate(state, rng, block, index, n_existing)
+            return self._decide_delegate(state, rng, block, index, n_existing, tries)
         if directive == "Undelegate":
-            return self._decide_undelegate(state, info, rng, block, index, n_existing)
+            return self._decide_undelegate(state, rng, block, index, n_existing, tries)
         if directive == "CollectRewards":
-            return self._decide_collect(state, info, rng, block, index, n_existing)
-        return self._decide_edit(state, info, rng, block, index, n_existing, target)
+            return self._decide_collect(state, info, rng, block, index, n_existing, tries)
+        return self._decide_edit(state, info, rng, block, index, n_existing, target, tries)
 
     def _tx(
         self,
@@ -610,9 +615,9 @@ class StakingEngine:
         )
 
     def _pick_validator(
-        self, state: _State, rng: random.Random, n_existing: int, popular: bool
+        self, state: _State, rng: random.Random, n_existing: int, popular: bool, tries: int
     ) -> int | None:
-        for _ in range(4):
+        for _ in range(tries):
             if popular:  # log-uniform over creation order: older validators are more popular
                 v = int(math.exp(rng.random() * math.log(n_existing + 1))) - 1
             else:
@@ -624,9 +629,9 @@ class StakingEngine:
         return None
 
     def _decide_delegate(
-        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int
+        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int, tries: int
     ) -> StakingEvent | None:
-        v = self._pick_validator(state, rng, n_existing, popular=True)
+        v = self._pick_validator(state, rng, n_existing, popular=True, tries=tries)
         if v is None:
             return None
         vs = state.validators[v]
@@ -649,9 +654,9 @@ class StakingEngine:
         return self._tx(state, block, index, "Delegate", delegator, v, delegator, amount, msg)
 
     def _decide_undelegate(
-        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int, tries: int
     ) -> StakingEvent | None:
-        for _ in range(4):
+        for _ in range(tries):
             v = min(int(rng.random() * n_existing), n_existing - 1)
             vs = state.validators[v]
             if vs is None:
@@ -674,9 +679,16 @@ class StakingEngine:
         return None
 
     def _decide_collect(
-        self, state: _State, info: _EpochInfo, rng: random.Random, block: int, index: int, n_existing: int
+        self,
+        state: _State,
+        info: _EpochInfo,
+        rng: random.Random,
+        block: int,
+        index: int,
+        n_existing: int,
+        tries: int,
     ) -> StakingEvent | None:
-        for _ in range(6):
+        for _ in range(tries):
             v = min(int(rng.random() * n_existing), n_existing - 1)
             vs = state.validators[v]
             if vs is None:
@@ -698,8 +710,9 @@ class StakingEngine:
         index: int,
         n_existing: int,
         target: int | None,
+        tries: int,
     ) -> StakingEvent | None:
-        v = target if target is not None else self._pick_validator(state, rng, n_existing, popular=False)
+        v = target if target is not None else self._pick_validator(state, rng, n_existing, False, tries)
         if v is None:
             return None
         vs = state.validators[v]

@@ -416,6 +416,15 @@ def test_every_directive_appears_early_with_node_msg_keys(default: Chain) -> Non
     assert isinstance(edit.msg["commissionRate"], int)
 
 
+@pytest.mark.parametrize(
+    ("seed", "validators", "epoch_length"), [(1, 8, 200), (2, 20, 10), (3, 60, 3), (4, 300, 50)]
+)
+def test_small_chains_have_all_five_directives(seed: int, validators: int, epoch_length: int) -> None:
+    chain = Chain(seed=seed, blocks=151, validators=validators, epoch_length=epoch_length)
+    directives = {s.directive for b in chain.iter_blocks(0, 0, 150) for s in b.staking_transactions}
+    assert directives == set(MSG_KEYS)
+
+
 def test_create_validator_at_creation_height(default: Chain) -> None:
     snapshots = default.validators(default.head(0))
     late = [v for v in snapshots if v.creation_height > 0]
