@@ -12,7 +12,8 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
 * A range file holds exactly the rows of blocks ``start..end`` (inclusive), possibly none. Only
   blocks at or below the head are ever written (the fetch layer guarantees it).
 * Writes are atomic: the table goes to a hidden temporary file in the same folder (ignored by
-  pyarrow.dataset and DuckDB globs of ``*.parquet``) and is renamed into place.
+  pyarrow.dataset and DuckDB globs of ``*.parquet``) and is renamed into place. Temporary files
+  of a writer that died (a killed export) are removed when their file is written again.
 * Each file records in its Parquet metadata the dataset, its schema fingerprint, the range or
   snapshot block, the chain and shard. A file whose fingerprint differs from the dataset's, or
   that cannot be read, is *stale*: it is never mixed into results; the planner reports it and
@@ -22,6 +23,7 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import re
 import shutil
@@ -381,6 +383,34 @@ class Cache:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             raise CacheError(f"cannot write cache file {path}: {exc}") from exc
+        _remove_orphans(path)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Delete temporary files of ``path`` left by writers that died mid-write (killed exports).
+
+    Only files of processes that no longer exist are removed: a concurrent writer's file is
+    left alone.
+    """
+    prefix = f".{path.name}."
+    for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid_text = tmp.name[len(prefix) : -len(".tmp")]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists (another user's), or cannot tell: keep its file
+    return True
 
 
 def _check_range(start: int, end: int) -> None:
