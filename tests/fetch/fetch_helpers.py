@@ -18,7 +18,7 @@ from hmyframe.devnet.model import Block, Transaction, flatten_trace
 from hmyframe.rpc import RetryPolicy
 
 #: A retry policy that never sleeps (fault-injection tests).
-NO_WAIT = RetryPolicy(backoff_base=0, jitter=False, honour_retry_after=False)
+NO_WAIT = RetryPolicy(attempts=12, backoff_base=0, jitter=False, honour_retry_after=False)
 
 
 def exact_sum(series: pd.Series) -> int:
