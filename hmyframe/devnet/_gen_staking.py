@@ -372,10 +372,17 @@ class StakingEngine:
                 elected.setdefault(v, []).append(k)
                 per_shard[st.key_shards[k]].append((key, v))
                 filled += 1
-        for s in range(self._n_shards):  # never leave a shard without a committee
+        # Never leave a shard without a committee: take the best eligible validator with a
+        # key there, else (tiny populations) any existing validator that is not banned.
+        fallback = [
+            v
+            for v, vs in enumerate(state.validators)
+            if vs is not None and not vs.banned and (self._heights[v] == 0 or self._heights[v] < first)
+        ]
+        for s in range(self._n_shards):
             if per_shard[s]:
                 continue
-            for _, v in candidates:
+            for v in [v for _, v in candidates] + fallback:
                 st = self.population[v]
                 ks = [k for k, ks_ in enumerate(st.key_shards) if ks_ == s and k not in elected.get(v, [])]
                 if ks:
@@ -522,10 +529,17 @@ class StakingEngine:
                     info.event_blocks.append(block)
                     index += 1
             if block in bans:  # a member of this epoch's committee is caught double-signing
-                suspects = [
+                holders = [0] * self._n_shards  # non-banned validators with a key on each shard
+                for v, vs in enumerate(state.validators):
+                    if vs is not None and not vs.banned:
+                        for shard in set(self.population[v].key_shards):
+                            holders[shard] += 1
+                suspects = [  # never ban the last validator able to sign for a shard
                     v
                     for v in sorted(info.elected)
-                    if (vs := state.validators[v]) is not None and not vs.banned
+                    if (vs := state.validators[v]) is not None
+                    and not vs.banned
+                    and all(holders[shard] > 1 for shard in self.population[v].key_shards)
                 ]
                 if suspects:
                     v_ban = suspects[int(rng.random() * len(suspects))]
