@@ -85,6 +85,12 @@ def _check_blocks(table: pa.Table, start: int, end: int, what: str, shard: int) 
         )
 
 
+def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
+    """Rows of blocks ``lo..hi``."""
+    column = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
+
+
 def _check_within(table: pa.Table, start: int, end: int, name: str) -> None:
     if table.num_rows == 0:
         return
@@ -190,12 +196,21 @@ class _RangeFetch:
         return list(payloads)
 
     def store(self, name: str, start: int, end: int, table: pa.Table) -> None:
+        """Keep the chunk's table: in memory, or in the cache for the blocks it lacks.
+
+        Only the missing sub-ranges are written, so cache files never overlap (a folder read
+        whole by pandas, pyarrow.dataset or DuckDB holds each block's rows once), also when a
+        dataset was cached for part of the chunk by an earlier, narrower fetch.
+        """
         cache = self.session.cache
         if cache is None:
             if name in self.memory:
                 self.memory[name].append((start, table))
-        else:
-            cache.write_range(self.chain_id, ds.get(name), self.shard, start, end, table)
+            return
+        dataset = ds.get(name)
+        for a, b in self.missing(name, start, end):
+            part = table if (a, b) == (start, end) else _between(table, a, b)
+            cache.write_range(self.chain_id, dataset, self.shard, a, b, part)
 
     async def chunk(self, start: int, end: int) -> None:
         wanted = self.missing_names(start, end)
@@ -229,8 +244,8 @@ class _RangeFetch:
             _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
             for name, table in tables.items():
                 _check_within(table, start, end, name)
-                if name in wanted or (self.session.cache is not None and self.missing(name, start, end)):
-                    self.store(name, start, end, table)
+                if name in wanted or self.session.cache is not None:
+                    self.store(name, start, end, table)  # writes only blocks not cached yet
             if traces_wanted:
                 trace_ctx = traces_context(decoded, self.shard)
         if traces_wanted:
