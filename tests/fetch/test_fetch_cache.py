@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
 from pathlib import Path
 
@@ -359,3 +360,37 @@ async def test_exported_folder_reads_whole_in_pandas_pyarrow_and_duckdb(
     # 4 chunks of blocks, transactions, staking_transactions (fetched together) and traces;
     # the four snapshot tables built from the same pages
     assert len(parquet_files(out)) == 4 * 4 + 4
+
+
+def _ranges(folder: Path) -> list[tuple[int, int]]:
+    out = []
+    for path in sorted(folder.glob("*.parquet")):
+        start, end = path.stem.split("__")[1].split("_")
+        out.append((int(start), int(end)))
+    return out
+
+
+async def test_cache_files_never_overlap_after_narrower_earlier_fetches(
+    devnet: Devnet, devnet_truth: Chain, tmp_path: Path
+) -> None:
+    # transactions (and their sibling tables) cached for part of a chunk, then wider fetches
+    # of other datasets of the same blocks: the siblings are completed, not rewritten whole
+    await hmyframe.aio.transactions(0, 24, rpc=devnet, cache=tmp_path)
+    await hmyframe.aio.signers(0, 49, rpc=devnet, cache=tmp_path)
+    await hmyframe.aio.transactions(60, 64, rpc=devnet, cache=tmp_path)
+    summary = await export(["blocks", "transactions", "traces"], 0, 99, rpc=devnet, out=tmp_path)
+    folder = tmp_path / summary.chain_id
+    txs = truth_transactions(devnet_truth, 0, 0, 99)
+    expected = {"blocks": 100, "transactions": len(txs), "traces": len(trace_rows(devnet_truth, 0, 0, 99))}
+    for name, rows in expected.items():
+        ranges = _ranges(folder / name / "shard0")
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges)), (name, ranges)
+        assert ranges[0][0] == 0
+        assert ranges[-1][1] == 99
+        assert len(pd.read_parquet(folder / name / "shard0")) == rows, name
+        assert summary.datasets[name].rows == rows
+    assert _ranges(folder / "transactions" / "shard0") == [(0, 24), (25, 49), (50, 59), (60, 64), (65, 99)]
+    df = pd.read_parquet(folder / "transactions" / "shard0").sort_values(
+        ["block_number", "transaction_index"]
+    )
+    assert df["transaction_hash"].tolist() == [t.hash for t in txs]
