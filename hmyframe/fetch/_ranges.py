@@ -85,6 +85,12 @@ def _check_blocks(table: pa.Table, start: int, end: int, what: str, shard: int) 
         )
 
 
+def _without_signer_count(blocks: pa.Table) -> pa.Table:
+    index = blocks.schema.get_field_index("signer_count")
+    field = blocks.schema.field(index)
+    return blocks.set_column(index, field, pa.nulls(blocks.num_rows, type=field.type))
+
+
 def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
     """Rows of blocks ``lo..hi``."""
     column = table["block_number"]
@@ -242,6 +248,10 @@ class _RangeFetch:
                         signer_payloads, start, end, self.shard, tables["blocks"]
                     )
             _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
+            if with_signers:
+                # blocks fetched withSigners carry signer_count, others not: drop it so a block's
+                # row does not depend on whether its signers happened to be fetched with it
+                tables["blocks"] = _without_signer_count(tables["blocks"])
             for name, table in tables.items():
                 _check_within(table, start, end, name)
                 if name in wanted or self.session.cache is not None:
