@@ -394,3 +394,13 @@ async def test_cache_files_never_overlap_after_narrower_earlier_fetches(
         ["block_number", "transaction_index"]
     )
     assert df["transaction_hash"].tolist() == [t.hash for t in txs]
+
+
+def test_block_rows_do_not_depend_on_what_was_fetched_before(devnet: Devnet, tmp_path: Path) -> None:
+    # signers fetched first (blocks then come withSigners and get cached as a sibling table)
+    hmyframe.signers(0, 49, rpc=devnet, cache=tmp_path)
+    hmyframe.signers(0, 49, 1, rpc=devnet, cache=tmp_path, options=FetchOptions(version=1, strategy="batch"))
+    for shard in (0, 1):
+        cached = hmyframe.blocks(0, 99, shard, rpc=devnet, cache=tmp_path)
+        fresh = hmyframe.blocks(0, 99, shard, rpc=devnet, cache=False)
+        pd.testing.assert_frame_equal(cached, fresh, check_exact=True)
