@@ -292,8 +292,17 @@ async def fetch(
     if dataset in RANGE_DATASETS:
         if start is None:
             raise ConfigError(f"dataset {dataset!r} needs a start block")
+        if block is not None:
+            raise ConfigError(
+                f"dataset {dataset!r} is fetched by block range: give start/end, not block={block!r}"
+            )
         return await _range(dataset, start, end, shard, rpc, trace_rpc, cache, options, progress)
     if dataset in SNAPSHOT_DATASETS:
+        if start is not None or end is not None:
+            raise ConfigError(
+                f"dataset {dataset!r} is a snapshot at one block: give block=, not a start/end range "
+                f"(got start={start!r}, end={end!r})"
+            )
         return await _snapshot(dataset, block, rpc, cache, options)
     lookup = "pending_cx_receipts" if dataset == "cx_receipts" else dataset
     raise ConfigError(
