@@ -112,7 +112,10 @@ async def fetch_tx_counts(
     if not addresses:
         raise ConfigError("tx_counts needs at least one address")
     shard = block_arg(shard, "shard")
-    block = await session.head(shard, refresh=True) if block is None else block_arg(block, "block")
+    head = await session.head(shard, refresh=True)
+    block = head if block is None else block_arg(block, "block")
+    if block > head:
+        raise ConfigError(f"block {block} is beyond the head {head} of shard {shard}")
     client = session.client
     method = "hmyv2_getTransactionCount" if session.options.version == 2 else "hmy_getTransactionCount"
     ref: int | str = block if session.options.version == 2 else hex(block)
