@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import threading
 from pathlib import Path
 
@@ -90,6 +91,38 @@ def test_point_lookups_are_not_fetched_by_name(devnet: Devnet) -> None:
         hmyframe.fetch("nosuch", 0, 9, rpc=devnet, cache=False)
     with pytest.raises(ConfigError, match="rpc must be an http"):
         hmyframe.head(rpc="ftp://example.com")
+
+
+SENDER = Chain(blocks=400, seed=7).block(0, 5).transactions[0].sender
+TX = Chain(blocks=400, seed=7).block(0, 5).transactions[0].hash
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda net: hmyframe.fetch("validators", 5, rpc=net, cache=False), "snapshot at one block"),
+        (lambda net: hmyframe.fetch("blocks", 0, 9, block=5, rpc=net, cache=False), "give start/end"),
+        (lambda net: hmyframe.tx_counts([SENDER], 10**6, rpc=net), "block 1000000 is beyond the head 399"),
+        (lambda net: hmyframe.tx_counts([SENDER], 5, shard=9, rpc=net), "shard 9 is not served"),
+        (
+            lambda net: hmyframe.blocks(1.5, 3, rpc=net, cache=False),
+            "start block must be a non-negative integer",
+        ),
+        (
+            lambda net: hmyframe.blocks(0, "10", rpc=net, cache=False),
+            "end block must be a non-negative integer",
+        ),
+        (lambda net: hmyframe.validators(10**6, rpc=net, cache=False), "beyond the head 399"),
+        (lambda net: hmyframe.transactions_by_hash(["0x12"], rpc=net), "64 hex digits"),
+        (lambda net: hmyframe.transactions_by_hash([TX], rpc=net, on_missing="x"), "on_missing"),
+        (lambda net: hmyframe.traces(0, 9, rpc=net.url, cache=False), "needs a trace URL"),
+        (lambda net: hmyframe.blocks(0, 9, rpc=net, cache=123), "cache must be"),
+        (lambda net: hmyframe.head(9, rpc=net), "shard 9 is not served"),
+    ],
+)
+def test_bad_arguments_are_config_errors_naming_the_value(devnet: Devnet, call, message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        call(devnet)
 
 
 @pytest.mark.parametrize("version", [1, 2])
