@@ -65,11 +65,25 @@ async def test_http_errors_and_resets_lose_or_duplicate_no_row(
     make_devnet, baseline: dict[str, pd.DataFrame], devnet_truth: Chain, tmp_path: Path, strategy: str
 ) -> None:
     net = make_devnet(blocks=300, seed=SEED, validator_rate_limit=False)
+    block_method = "hmyv2_getBlocks" if strategy == "range" else "hmyv2_getBlockByNumber"
+    # each kind surely fires on block and trace requests, then at random on anything
+    for method in (block_method, "trace_block"):
+        for kind, status in (
+            ("status", 429),
+            ("status", 502),
+            ("status", 503),
+            ("reset", 503),
+            ("truncate", 503),
+        ):
+            net.faults.add(FaultRule(kind, status=status, method=method, times=1))  # type: ignore[arg-type]
+        net.faults.add(FaultRule("rpc_error", method=method, times=2))
     for rule in (
         FaultRule("status", status=429, probability=0.1),
         FaultRule("status", status=502, probability=0.1),
         FaultRule("status", status=503, probability=0.1),
         FaultRule("reset", probability=0.08),
+        FaultRule("truncate", probability=0.05),
+        FaultRule("rpc_error", probability=0.05),  # the node's "rate: Wait(n=1) ..." refusal
     ):
         net.faults.add(rule)
     frames = {}
@@ -81,6 +95,8 @@ async def test_http_errors_and_resets_lose_or_duplicate_no_row(
     stats = net.stats.total()
     assert {429, 502, 503} <= set(stats.by_status)
     assert stats.faults.get("reset", 0) > 0
+    assert stats.faults.get("truncate", 0) > 0
+    assert stats.rpc_errors.get(-32000, 0) > 0
     # against the ground truth too, and read back from the cache after the faults
     truth = truth_transactions(devnet_truth, 0, 100, 199)
     net.faults.clear()
