@@ -120,6 +120,13 @@ class Cache:
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else default_root()
+        # footer inspections by (path, fingerprint), valid while the file's (mtime, size,
+        # inode) stay the same: planning scans a folder for every chunk, and re-reading every
+        # footer each time made long exports quadratic in the number of files
+        self._inspections: dict[
+            tuple[Path, str | None],
+            tuple[tuple[int, int, int], Literal["ok", "stale", "corrupt"], int | None],
+        ] = {}
 
     # -- paths -------------------------------------------------------------------------
 
@@ -329,12 +336,25 @@ class Cache:
                 assert snap is not None
                 kind = "snapshot"
                 start = end = int(snap["block"])
-            status, rows = _inspect(path, dataset)
             try:
-                size = path.stat().st_size
+                st = path.stat()
             except FileNotFoundError:
                 continue
-            yield CacheEntry(path, chain_id, dataset_name, shard, kind, start, end, rows, status, size)
+            status, rows = self._inspect(path, st, dataset)
+            yield CacheEntry(path, chain_id, dataset_name, shard, kind, start, end, rows, status, st.st_size)
+
+    def _inspect(
+        self, path: Path, st: os.stat_result, dataset: DatasetLike | None
+    ) -> tuple[Literal["ok", "stale", "corrupt"], int | None]:
+        """:func:`_inspect`, remembered while the file is unchanged."""
+        key = (path, None if dataset is None else dataset.fingerprint)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        known = self._inspections.get(key)
+        if known is not None and known[0] == stamp:
+            return known[1], known[2]
+        status, rows = _inspect(path, dataset)
+        self._inspections[key] = (stamp, status, rows)
+        return status, rows
 
     def _read_file(self, path: Path, dataset: DatasetLike) -> pa.Table:
         try:
