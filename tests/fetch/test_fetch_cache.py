@@ -404,3 +404,25 @@ def test_block_rows_do_not_depend_on_what_was_fetched_before(devnet: Devnet, tmp
         cached = hmyframe.blocks(0, 99, shard, rpc=devnet, cache=tmp_path)
         fresh = hmyframe.blocks(0, 99, shard, rpc=devnet, cache=False)
         pd.testing.assert_frame_equal(cached, fresh, check_exact=True)
+
+
+def test_planning_reads_each_file_footer_once_not_once_per_chunk(
+    devnet: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hmyframe.cache as cache_module
+
+    reads: list[str] = []
+    original = cache_module.pq.read_metadata
+
+    def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(str(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module.pq, "read_metadata", counting)
+    options = FetchOptions(chunk_size=10, blocks_per_request=10)
+    df = hmyframe.blocks(0, 399, rpc=devnet, cache=tmp_path, options=options)
+    assert len(df) == 400
+    files = parquet_files(tmp_path)
+    assert len(files) == 40 * 3  # blocks, transactions, staking_transactions
+    # linear in the number of files (each inspected about once), not chunks x files
+    assert len(reads) <= 2 * len(files), len(reads)
