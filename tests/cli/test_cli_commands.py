@@ -322,3 +322,16 @@ def test_console_script_exports_and_stays_quiet_when_piped(
     assert failed.returncode == 1
     assert failed.stdout == ""
     assert failed.stderr == "hmyframe export: error: end block 1 is before start block 5\n"
+
+
+def test_rpc_defaults_to_hmyframe_rpc(
+    devnet: Devnet, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HMYFRAME_RPC", devnet.urls[1])
+    code, stdout, _ = run(["head"], capsys)
+    assert (code, stdout) == (0, "shard 0: 399\nshard 1: 399\n")
+    code, stdout, _ = run(["shards"], capsys)
+    assert stdout.splitlines()[1].endswith("(answering node)")
+    code, stdout, _ = run(["export", "blocks", "--start", "0", "--end", "9", "--out", str(tmp_path)], capsys)
+    assert code == 0
+    assert len(pd.read_parquet(tmp_path / chain_id(devnet) / "blocks" / "shard0")) == 10
