@@ -233,3 +233,28 @@ def test_orphaned_temporary_files_are_removed_when_their_file_is_written(
     assert not orphan.exists()
     assert alive.exists()  # its writer still runs: left alone
     assert pd.read_parquet(folder)["block_number"].tolist() == list(range(50))
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_a_node_without_get_blocks_falls_back_to_batched_single_blocks(
+    make_devnet, baseline: dict[str, pd.DataFrame], version: int
+) -> None:
+    net = make_devnet(blocks=300, seed=SEED, validator_rate_limit=False)
+    prefix = "hmy_" if version == 1 else "hmyv2_"
+    net.faults.add(
+        FaultRule(
+            "rpc_error",
+            code=-32601,
+            message=f"the method {prefix}getBlocks does not exist/is not available",
+            method=f"{prefix}getBlocks",
+        )
+    )
+    for name in ("signers", "transactions"):
+        df = await hmyframe.aio.fetch(
+            name, 100, 199, 0, rpc=net, cache=False, options=_options(version=version)
+        )
+        pd.testing.assert_frame_equal(df, baseline[name], check_exact=True, obj=name)
+    stats = net.stats.total()
+    assert stats.calls_of(f"{prefix}getBlockByNumber") >= 200
+    if version == 1:  # hmy_getBlockByNumber cannot carry signers: asked per block
+        assert stats.calls_of("hmy_getBlockSigners") == 100

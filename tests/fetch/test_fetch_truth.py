@@ -20,7 +20,7 @@ from fetch_helpers import transactions as truth_transactions
 
 import hmyframe
 from hmyframe import FetchOptions, NotFoundWarning
-from hmyframe.devnet import Chain, Devnet
+from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.errors import NotFoundError
 
 #: The range checked on each shard: crosses the epoch boundary at 200 and several chunks.
@@ -454,3 +454,13 @@ def test_traces_by_hash_equal_truth(devnet: Devnet, devnet_truth: Chain, shard: 
     assert sorted(zip(df["transaction_hash"], df["trace_address"], strict=True)) == sorted(
         (r["transaction_hash"], r["trace_address"]) for r in rows
     )
+
+
+def test_snapshot_through_a_shard_1_url_is_asked_of_the_beacon_chain(
+    devnet: Devnet, devnet_stats: DevnetStats, snapshots: dict
+) -> None:
+    vals = hmyframe.validators(EARLY, rpc=devnet.urls[1], cache=False, options=UNPACED)
+    pd.testing.assert_frame_equal(vals, snapshots["validators", EARLY], check_exact=True)
+    by_endpoint = devnet_stats.endpoints()
+    assert by_endpoint["s0"].calls_of("hmyv2_getAllValidatorInformationByBlockNumber") >= 3
+    assert by_endpoint["s1"].calls_of("hmyv2_getAllValidatorInformationByBlockNumber") == 0
