@@ -335,3 +335,38 @@ def test_rpc_defaults_to_hmyframe_rpc(
     code, stdout, _ = run(["export", "blocks", "--start", "0", "--end", "9", "--out", str(tmp_path)], capsys)
     assert code == 0
     assert len(pd.read_parquet(tmp_path / chain_id(devnet) / "blocks" / "shard0")) == 10
+
+
+def test_console_script_shows_a_progress_bar_on_a_terminal(devnet: Devnet, tmp_path: Path) -> None:
+    # the counterpart of the quiet-when-piped test: with stderr on a terminal the bar is drawn
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    argv = [str(SCRIPT), "export", "blocks", "--start", "0", "--end", "99", "--rpc", devnet.url]
+    argv += ["--out", str(tmp_path), "--chunk-size", "20"]
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=slave) as proc:
+        os.close(slave)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:  # the terminal closed with the process
+                    break
+                if not data:
+                    break
+                seen += data
+            elif proc.poll() is not None:
+                break
+    os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode(errors="replace")
+    assert "export shard 0" in text
+    assert "blocks/s" in text
