@@ -159,3 +159,26 @@ def test_every_spec_method_is_reachable_from_the_public_api(
     for method, at_least in expected.items():
         assert stats.calls_of(method) >= at_least, (method, dict(stats.calls_by_method))
     assert dict(stats.rpc_errors) == {}
+
+
+async def test_one_open_session_serves_every_fetcher_in_generation_1(
+    devnet: Devnet, devnet_stats: DevnetStats, devnet_truth: Chain
+) -> None:
+    # an open Session passed as rpc= carries its options (hmy_ methods here) to the point
+    # lookups too, which take no options of their own
+    txs = list(devnet_truth.iter_transactions(0, 50, 52))
+    options = FetchOptions(version=1, validator_pacing=None)
+    async with hmyframe.Session(devnet, cache=False, options=options) as session:
+        counts = await aio.tx_counts([txs[0].sender], 60, rpc=session)
+        receipts = await aio.pending_cx_receipts(1, rpc=session)
+        found = await aio.transactions_by_hash([t.hash for t in txs], rpc=session)
+        head = await aio.head(rpc=session)
+    assert counts["transaction_count"].tolist() == [devnet_truth.transaction_count(0, txs[0].sender, 60)]
+    assert len(receipts) == sum(len(p.receipts) for p in devnet_truth.pending_cx_receipts(1))
+    assert sorted(found["transaction_hash"]) == sorted(t.hash for t in txs)
+    assert head == devnet_truth.head(0)
+    stats = devnet_stats.total()
+    assert stats.calls_of("hmy_getTransactionCount") == 1
+    assert stats.calls_of("hmy_getPendingCXReceipts") == 1
+    assert stats.calls_of("hmy_getTransactionByHash") == len(txs)
+    assert stats.calls_of("hmyv2_getTransactionByHash") == 0
