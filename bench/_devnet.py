@@ -1,0 +1,54 @@
+"""Start ``hmyframe devnet`` in a child process for benchmarks (so the server has its own core)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["devnet_process"]
+
+
+@contextmanager
+def devnet_process(*args: str) -> Iterator[tuple[list[str], list[str]]]:
+    """Run ``hmyframe devnet ARGS`` in a child process; yield (shard URLs, trace URLs); stop it after."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from hmyframe.cli import main; sys.exit(main())",
+            "devnet",
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    urls: list[str] = []
+    traces: list[str] = []
+    expected: int | None = None
+    try:
+        for line in proc.stdout:
+            header = re.search(r"(\d+) shard\(s\)", line)
+            if header:
+                expected = int(header.group(1))
+            match = re.match(r"shard (\d+): (http://\S+)\s+trace: (http://\S+)", line)
+            if match:
+                urls.append(match.group(2))
+                traces.append(match.group(3))
+            if expected is not None and len(urls) == expected:
+                break
+        if not urls:
+            raise SystemExit("the devnet did not print its URLs")
+        yield urls, traces
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
