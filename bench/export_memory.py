@@ -48,15 +48,17 @@ def child(code: str, *args: str) -> tuple[str, float]:
 
 def main(args: argparse.Namespace) -> None:
     _, base_mb = child(IMPORT_ONLY)
-    with devnet_process("--shards", "1", "--blocks", str(args.blocks), "--no-validator-rate-limit") as (
-        urls,
-        _,
+    with (
+        devnet_process("--shards", "1", "--blocks", str(args.blocks), "--no-validator-rate-limit") as (
+            urls,
+            _,
+        ),
+        tempfile.TemporaryDirectory() as out,
     ):
-        with tempfile.TemporaryDirectory() as out:
-            began = time.perf_counter()
-            text, peak_mb = child(EXPORT, urls[0], str(args.blocks), out)
-            wall = time.perf_counter() - began
-            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs) / 1e6
+        began = time.perf_counter()
+        text, peak_mb = child(EXPORT, urls[0], str(args.blocks), out)
+        wall = time.perf_counter() - began
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs) / 1e6
     rows, tx_rows, seconds = text.split()
     print(
         f"exported {args.blocks:,} blocks: {int(rows):,} rows ({int(tx_rows):,} transactions), "
