@@ -24,48 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 import aiohttp
+from _devnet import devnet_process
 
 ARGS = {"fullTx": True, "inclStaking": True}
-
-
-def start_devnet(blocks: int, seed: int) -> tuple[subprocess.Popen[str], str]:
-    """Start the CLI devnet in a child process; return it and shard 0's URL."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from hmyframe.cli import main; sys.exit(main())",
-            "devnet",
-            "--shards",
-            "1",
-            "--blocks",
-            str(blocks),
-            "--seed",
-            str(seed),
-            "--no-validator-rate-limit",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    for _ in range(5):
-        line = proc.stdout.readline()
-        match = re.match(r"shard 0: (http://\S+)", line)
-        if match:
-            return proc, match.group(1)
-    proc.kill()
-    raise SystemExit("the devnet did not print its URL")
 
 
 def get_blocks_bodies(start: int, stop: int, size: int) -> list[tuple[bytes, int]]:
@@ -151,25 +116,24 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="warm passes (the median is printed)")
     parser.add_argument("--seconds-limit", type=float, default=120.0, help="give up after this long")
     args = parser.parse_args()
-    proc, url = start_devnet(args.blocks, args.seed)
-    try:
-        print(
-            f"devnet pid {proc.pid} at {url}: {args.blocks} blocks, 1 shard, concurrency {args.concurrency}"
-        )
+    devnet_args = (
+        "--shards",
+        "1",
+        "--blocks",
+        str(args.blocks),
+        "--seed",
+        str(args.seed),
+        "--no-validator-rate-limit",
+    )
+    with devnet_process(*devnet_args) as (urls, _):
+        url = urls[0]
+        print(f"devnet at {url}: {args.blocks} blocks, 1 shard, concurrency {args.concurrency}")
         asyncio.run(
             asyncio.wait_for(
                 bench(url, args.blocks, args.range, args.batch, args.concurrency, args.repeat),
                 args.seconds_limit,
             )
         )
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        if proc.stdout is not None:
-            proc.stdout.close()
     return 0
 
 

@@ -25,49 +25,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable
 
 import aiohttp
 import msgspec
+from _devnet import devnet_process
 
 from hmyframe.rpc import Client, RetryPolicy
 
 POLICY = RetryPolicy(attempts=3, backoff_base=0.05)
-
-
-def start_devnet(blocks: int, seed: int) -> tuple[subprocess.Popen[str], str]:
-    """Start the CLI devnet in a child process; return it and shard 0's URL."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from hmyframe.cli import main; sys.exit(main())",
-            "devnet",
-            "--shards",
-            "1",
-            "--blocks",
-            str(blocks),
-            "--seed",
-            str(seed),
-            "--no-validator-rate-limit",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    for _ in range(5):
-        match = re.match(r"shard 0: (http://\S+)", proc.stdout.readline())
-        if match:
-            return proc, match.group(1)
-    proc.kill()
-    raise SystemExit("the devnet did not print its URL")
 
 
 class Budget:
@@ -207,8 +174,17 @@ async def overhead(url: str, calls: int, head: int, budget: Budget) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    proc, url = start_devnet(args.blocks, args.seed)
-    try:
+    devnet_args = (
+        "--shards",
+        "1",
+        "--blocks",
+        str(args.blocks),
+        "--seed",
+        str(args.seed),
+        "--no-validator-rate-limit",
+    )
+    with devnet_process(*devnet_args) as (urls, _):
+        url = urls[0]
         budget = Budget(args.seconds_limit)
         head = args.blocks - 1
         async with Client(url, max_in_flight=4, retry=POLICY) as warm:
@@ -220,9 +196,6 @@ async def main(args: argparse.Namespace) -> None:
         await small_calls(url, args.calls, head, budget)
         await full_blocks(url, head, args.range, budget)
         await overhead(url, args.calls, head, budget)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

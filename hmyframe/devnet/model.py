@@ -27,6 +27,8 @@ from decimal import Decimal
 from typing import Literal
 
 __all__ = [
+    "ZERO_ADDRESS",
+    "ZERO_HASH",
     "Block",
     "BlsKeyMetric",
     "CxProof",
@@ -38,8 +40,6 @@ __all__ = [
     "Transaction",
     "Undelegation",
     "ValidatorSnapshot",
-    "ZERO_ADDRESS",
-    "ZERO_HASH",
     "flatten_trace",
 ]
 

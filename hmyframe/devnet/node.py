@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hmyframe.devnet._bech32 import hex_to_one as _one
-from hmyframe.devnet._bech32 import parse_address
+from hmyframe.addresses import to_hex as parse_address
+from hmyframe.addresses import to_one as _one
 from hmyframe.devnet.model import (
     ZERO_HASH,
     Block,

@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from hmyframe.devnet._bech32 import hex_to_one
+from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet.model import (
     ZERO_ADDRESS,
     ZERO_HASH,

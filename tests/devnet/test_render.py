@@ -8,7 +8,6 @@ from decimal import Decimal
 
 import pytest
 
-from hmyframe.devnet._bech32 import hex_to_one, one_to_hex, parse_address
 from hmyframe.devnet.model import (
     ZERO_HASH,
     Block,
@@ -37,7 +36,7 @@ from hmyframe.devnet.render import (
     validator_obj,
     wrap_legacy_validators,
 )
-from hmyframe.errors import AddressError, ConfigError
+from hmyframe.errors import ConfigError
 
 A1 = "0xebcd16e8c1d8f493ba04e99a56474122d81a9c58"
 A1_ONE = "one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9"
@@ -175,38 +174,6 @@ def make_validator(**over: object) -> ValidatorSnapshot:
 
 
 # -- bech32 ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("hex_addr", "one"),
-    [
-        (A1, A1_ONE),
-        ("0xA5241513DA9F4463F1d4874b548dFBAC29D91f34", "one155jp2y76nazx8uw5sa94fr0m4s5aj8e5xm6fu3"),
-        ("0x0B585F8DaEfBC68a311FbD4cB20d9174aD174016", "one1pdv9lrdwl0rg5vglh4xtyrv3wjk3wsqket7zxy"),
-        ("0x" + "00" * 20, "one1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqquzw7vz"),
-        (A2, A2_ONE),
-    ],
-)
-def test_bech32_vectors(hex_addr: str, one: str) -> None:
-    assert hex_to_one(hex_addr) == one
-    assert one_to_hex(one) == hex_addr.lower()
-    assert parse_address(one.upper()) == hex_addr.lower()
-    assert parse_address(hex_addr) == hex_addr.lower()
-
-
-@pytest.mark.parametrize(
-    ("bad", "reason"),
-    [
-        ("one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv8", "checksum"),
-        ("one1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvvb", "alphabet"),
-        ("0x1234", "neither"),
-        ("two1a0x3d6xpmr6f8wsyaxd9v36pytvp48zckswvv9", "one1"),
-    ],
-)
-def test_bech32_rejects_bad_addresses(bad: str, reason: str) -> None:
-    with pytest.raises(AddressError) as info:
-        parse_address(bad)
-    assert repr(bad)[:40] in str(info.value) or bad[:20] in str(info.value)
 
 
 # -- scalars ---------------------------------------------------------------------------------

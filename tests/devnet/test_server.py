@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from hmyframe.devnet import Chain, Devnet
-from hmyframe.devnet._bech32 import hex_to_one
+from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet.model import ZERO_HASH, Block, Transaction, flatten_trace
 from hmyframe.devnet.node import served_methods
 from hmyframe.errors import ConfigError
