@@ -13,8 +13,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from hmyframe.devnet import Chain, Devnet
 from hmyframe.addresses import to_one as hex_to_one
+from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet.model import ZERO_HASH, Block, Transaction, flatten_trace
 from hmyframe.devnet.node import served_methods
 from hmyframe.errors import ConfigError
