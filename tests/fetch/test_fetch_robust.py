@@ -60,23 +60,45 @@ async def test_shuffled_and_delayed_answers_give_the_same_ordered_frames(
     assert max(net.stats.total().batch_sizes) > 1  # batches really were shuffled
 
 
+#: One fault of each kind: (rule options, how the server statistics show it).
+SURE_FAULTS = [
+    ({"kind": "status", "status": 429}, ("status", 429)),
+    ({"kind": "status", "status": 502}, ("status", 502)),
+    ({"kind": "status", "status": 503}, ("status", 503)),
+    ({"kind": "reset"}, ("fault", "reset")),
+    ({"kind": "truncate"}, ("fault", "truncate")),
+    ({"kind": "rpc_error"}, ("rpc", -32000)),  # the node's "rate: Wait(n=1) ..." refusal
+]
+
+
+@pytest.mark.parametrize("strategy", ["range", "batch"])
+@pytest.mark.parametrize(("rule", "seen"), SURE_FAULTS, ids=[f"{k}-{v}" for _, (k, v) in SURE_FAULTS])
+async def test_each_fault_kind_on_block_and_trace_requests_is_survived(
+    make_devnet, baseline: dict[str, pd.DataFrame], strategy: str, rule: dict, seen: tuple
+) -> None:
+    # one rule at a time (several rules matching one request would all be spent on it)
+    net = make_devnet(blocks=300, seed=SEED, validator_rate_limit=False)
+    block_method = "hmyv2_getBlocks" if strategy == "range" else "hmyv2_getBlockByNumber"
+    for method in (block_method, "trace_block"):
+        net.faults.add(FaultRule(**rule, method=method, times=2))
+    df = await hmyframe.aio.traces(100, 139, rpc=net, cache=False, options=_options(strategy=strategy))
+    expected = baseline["traces"][baseline["traces"]["block_number"] <= 139]
+    pd.testing.assert_frame_equal(df, expected, check_exact=True)
+    stats = net.stats.total()
+    where, what = seen
+    fired = {
+        "status": stats.by_status.get(what, 0),
+        "fault": stats.faults.get(what, 0),
+        "rpc": stats.rpc_errors.get(what, 0),
+    }[where]
+    assert fired == 4  # twice on block requests, twice on trace requests, all retried
+
+
 @pytest.mark.parametrize("strategy", ["range", "batch"])
 async def test_http_errors_and_resets_lose_or_duplicate_no_row(
     make_devnet, baseline: dict[str, pd.DataFrame], devnet_truth: Chain, tmp_path: Path, strategy: str
 ) -> None:
     net = make_devnet(blocks=300, seed=SEED, validator_rate_limit=False)
-    block_method = "hmyv2_getBlocks" if strategy == "range" else "hmyv2_getBlockByNumber"
-    # each kind surely fires on block and trace requests, then at random on anything
-    for method in (block_method, "trace_block"):
-        for kind, status in (
-            ("status", 429),
-            ("status", 502),
-            ("status", 503),
-            ("reset", 503),
-            ("truncate", 503),
-        ):
-            net.faults.add(FaultRule(kind, status=status, method=method, times=1))  # type: ignore[arg-type]
-        net.faults.add(FaultRule("rpc_error", method=method, times=2))
     for rule in (
         FaultRule("status", status=429, probability=0.1),
         FaultRule("status", status=502, probability=0.1),
@@ -93,10 +115,7 @@ async def test_http_errors_and_resets_lose_or_duplicate_no_row(
         )
         pd.testing.assert_frame_equal(frames[name], baseline[name], check_exact=True, obj=name)
     stats = net.stats.total()
-    assert {429, 502, 503} <= set(stats.by_status)
-    assert stats.faults.get("reset", 0) > 0
-    assert stats.faults.get("truncate", 0) > 0
-    assert stats.rpc_errors.get(-32000, 0) > 0
+    assert sum(stats.faults.values()) > 10  # faults really happened (which ones is up to chance)
     # against the ground truth too, and read back from the cache after the faults
     truth = truth_transactions(devnet_truth, 0, 100, 199)
     net.faults.clear()
