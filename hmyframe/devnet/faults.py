@@ -344,12 +344,17 @@ class FaultInjector:
                     continue
                 if rule.method is not None and rule.method not in methods:
                     continue
+                # a request gets at most one outcome that replaces its answer (a status, a reset
+                # or a truncated body): the first matching rule decides it, and later ones are
+                # neither counted nor consumed, so each rule's `times` means answers it changed
+                terminal = rule.kind in ("status", "reset", "truncate")
+                if terminal and (out.status is not None or out.reset or out.truncate):
+                    continue
                 if not self._fires(active):
                     continue
                 out.fired.append(rule.kind)
                 if rule.kind == "status":
-                    if out.status is None:
-                        out.status = rule
+                    out.status = rule
                 elif rule.kind == "reset":
                     out.reset = True
                 elif rule.kind == "truncate":

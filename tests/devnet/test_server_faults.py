@@ -206,8 +206,9 @@ def test_injector_bookkeeping() -> None:
     assert faults.remaining(b) is None
     decided = faults.decide(shard=0, trace=False, methods=["x"])
     assert decided.reset
-    assert decided.status is not None
-    assert decided.fired == ["reset", "status"]
+    # the reset already replaces the answer: the status rule is neither applied nor counted
+    assert decided.status is None
+    assert decided.fired == ["reset"]
     assert faults.remove(b)
     assert not faults.remove(b)
     faults.decide(shard=0, trace=False, methods=["x"])
@@ -376,3 +377,18 @@ def test_global_rpc_rate_limit(make_devnet: Callable[..., Devnet]) -> None:
     answers = run(scenario)
     assert ["result" in a for a in answers] == [True, True, False, False]
     assert answers[2]["error"]["message"] == RATE_LIMIT_MESSAGE
+
+
+async def test_rules_that_would_not_change_the_answer_are_not_consumed(make_devnet: Any) -> None:
+    """Two one-shot status rules: the first answers the first request, the second the next one."""
+    net = make_devnet(blocks=20, seed=1, validator_rate_limit=False)
+    net.faults.add("status", status=429, times=1)
+    net.faults.add("status", status=502, times=1)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "hmyv2_blockNumber", "params": []}
+    statuses = []
+    async with aiohttp.ClientSession() as http:
+        for _ in range(3):
+            async with http.post(net.url, json=body) as resp:
+                statuses.append(resp.status)
+    assert statuses == [429, 502, 200]
+    assert net.stats.total().faults.get("status") == 2
