@@ -42,7 +42,8 @@ SCHEMA = pa.schema(
         column(
             "signer_count",
             pa.int64(),
-            "Number of block signers when the block was fetched withSigners; else null.",
+            "Number of signers when the answer carried them (withSigners); null from hmyframe's fetchers, "
+            "which keep rows independent of fetch history: count the signers dataset instead.",
         ),
         column("state_root", pa.string(), "0x root of the state trie after the block."),
         column("transactions_root", pa.string(), "0x root of the transaction trie."),
