@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from hmyframe.fetch import FetchOptions
 
-__all__ = ["add_rpc_arguments", "fetch_options", "rpc_target"]
+__all__ = ["add_rpc_arguments", "fetch_options", "rpc_target", "trace_urls"]
+
+
+def trace_urls(text: str) -> str | dict[int, str]:
+    """Parse ``--trace-rpc``: one URL, or ``SHARD=URL`` pairs separated by commas."""
+    if not re.match(r"\s*\d+\s*=", text):
+        return text
+    out: dict[int, str] = {}
+    for part in text.split(","):
+        shard, sep, url = part.partition("=")
+        if not sep or not shard.strip().isdigit() or not url.strip():
+            raise argparse.ArgumentTypeError(
+                f"expected SHARD=URL pairs like 0=http://host:9501, got {part!r}"
+            )
+        out[int(shard)] = url.strip()
+    return out
 
 
 def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True) -> None:
@@ -20,7 +36,13 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
     )
     if not fetching:
         return
-    group.add_argument("--trace-rpc", default=None, help="URL serving trace_* (default: $HMYFRAME_TRACE_RPC)")
+    group.add_argument(
+        "--trace-rpc",
+        type=trace_urls,
+        default=None,
+        help="URL serving trace_* for the --rpc node's shard, or per shard as '0=URL,1=URL' "
+        "(default: $HMYFRAME_TRACE_RPC)",
+    )
     group.add_argument(
         "--max-in-flight", type=int, default=8, help="HTTP requests in flight at once (default 8)"
     )

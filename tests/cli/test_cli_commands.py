@@ -370,3 +370,23 @@ def test_console_script_shows_a_progress_bar_on_a_terminal(devnet: Devnet, tmp_p
     text = seen.decode(errors="replace")
     assert "export shard 0" in text
     assert "blocks/s" in text
+
+
+def test_export_traces_of_another_shard_with_per_shard_trace_urls(
+    devnet: Devnet, devnet_truth: Chain, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--rpc names shard 0's node; --trace-rpc gives each shard's trace URL as SHARD=URL pairs."""
+    pairs = ",".join(f"{s}={url}" for s, url in enumerate(devnet.trace_urls))
+    argv = ["export", "traces", "--start", "30", "--end", "59", "--shard", "1", "--rpc", devnet.urls[0]]
+    argv += ["--trace-rpc", pairs, "--out", str(tmp_path / "out")]
+    code, stdout, stderr = run(argv, capsys)
+    assert code == 0, stderr
+    n_traces = sum(len(flatten_trace(t.trace)) for t in devnet_truth.iter_transactions(1, 30, 59) if t.trace)
+    assert any(line.split()[:2] == ["traces", f"{n_traces:,}"] for line in stdout.splitlines())
+    # a single URL serves only the --rpc node's shard: asking shard 1's traces then fails clearly
+    argv[argv.index("--trace-rpc") + 1] = devnet.trace_urls[0]
+    argv[argv.index("--out") + 1] = str(tmp_path / "elsewhere")
+    code, _, stderr = run(argv, capsys)
+    assert code == 1
+    assert "no trace URL for shard 1" in stderr
+    assert "Traceback" not in stderr
