@@ -129,30 +129,9 @@ class Block(msgspec.Struct, gc=False):
     signers: list[Any] | None = None
 
 
-class _Item(msgspec.Struct, gc=False):
-    """Any top-level object of a ``blocks``-source payload: the union of all their keys."""
+class _Item(Block, gc=False):
+    """Any top-level object of a ``blocks``-source payload: the block keys plus all the others."""
 
-    # block
-    number: Any = None
-    hash: str | None = None
-    parentHash: str | None = None
-    miner: str | None = None
-    timestamp: Any = None
-    epoch: Any = None
-    viewID: Any = None
-    size: Any = None
-    gasLimit: Any = None
-    gasUsed: Any = None
-    stateRoot: str | None = None
-    transactionsRoot: str | None = None
-    receiptsRoot: str | None = None
-    mixHash: str | None = None
-    extraData: str | None = None
-    vrf: str | None = None
-    logsBloom: str | None = None
-    transactions: list[Tx | str] | None = None
-    stakingTransactions: list[StakingTx | str] | None = None
-    signers: list[Any] | None = None
     # transaction / staking transaction
     blockHash: str | None = None
     blockNumber: Any = None
