@@ -8,7 +8,6 @@ reported, never dropped silently.
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from collections.abc import Sequence
 from typing import Literal
@@ -16,9 +15,10 @@ from typing import Literal
 import pyarrow as pa
 
 from hmyframe import datasets as ds
+from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks
 from hmyframe.errors import ConfigError, NotFoundError, short_repr
-from hmyframe.fetch._session import Session, block_arg, gather_first_error
+from hmyframe.fetch._session import Session, block_arg
 from hmyframe.rpc.methods import tx_hash_param
 
 __all__ = [
@@ -65,7 +65,7 @@ async def fetch_transactions_by_hash(
 ) -> tuple[pa.Table, list[str]]:
     """Transactions by Harmony hash, fetched concurrently; returns (table, unknown hashes)."""
     wanted = _check_hashes(hashes)
-    payloads = await gather_first_error(
+    payloads = await gather_or_raise(
         session.methods.get_transaction_by_hash_raw(h, shard=shard) for h in wanted
     )
     found = [p for p in payloads if p.strip() != b"null"]
@@ -88,7 +88,7 @@ async def fetch_traces_by_hash(
         except NotFoundError:
             return None
 
-    payloads = await gather_first_error(one(h) for h in wanted)
+    payloads = await gather_or_raise(one(h) for h in wanted)
     missing = [h for h, p in zip(wanted, payloads, strict=True) if p is None]
     _report_missing(missing, on_missing, "transactions")
     dataset = ds.get("traces")
@@ -122,8 +122,8 @@ async def fetch_tx_counts(
     pairs = [(a, block) for a in addresses]
     from hmyframe.addresses import to_hex
 
-    payloads = await asyncio.gather(
-        *(client.request_raw(method, [to_hex(a), ref], shard=shard) for a in addresses)
+    payloads = await gather_or_raise(
+        client.request_raw(method, [to_hex(a), ref], shard=shard) for a in addresses
     )
     return ds.get("tx_counts").convert(list(payloads), ConvertContext(shard_id=shard, addresses_blocks=pairs))
 

@@ -29,9 +29,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hmyframe import datasets as ds
+from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
 from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
-from hmyframe.fetch._session import Session, block_arg, gather_first_error
+from hmyframe.fetch._session import Session, block_arg
 
 __all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "split_aligned"]
 
@@ -142,20 +143,16 @@ class _RangeFetch:
         step = self.session.options.blocks_per_request
         if self.strategy == "range":
             try:
-                return list(
-                    await asyncio.gather(
-                        *(
-                            methods.get_blocks_raw(
-                                a,
-                                min(end, a + step - 1),
-                                full_tx=True,
-                                incl_staking=True,
-                                with_signers=with_signers,
-                                shard=self.shard,
-                            )
-                            for a in range(start, end + 1, step)
-                        )
+                return await gather_or_raise(
+                    methods.get_blocks_raw(
+                        a,
+                        min(end, a + step - 1),
+                        full_tx=True,
+                        incl_staking=True,
+                        with_signers=with_signers,
+                        shard=self.shard,
                     )
+                    for a in range(start, end + 1, step)
                 ), None
             except MethodNotFoundError:
                 # a node (or a proxy filter) without getBlocks: batched single-block calls
@@ -164,30 +161,26 @@ class _RangeFetch:
         # ask hmy_getBlockSigners for each block instead (batched with the blocks)
         inline = with_signers and self.session.options.version == 2
         numbers = range(start, end + 1)
-        blocks = asyncio.gather(
-            *(
-                methods.get_block_by_number_raw(
-                    n, full_tx=True, incl_staking=True, with_signers=inline, shard=self.shard
-                )
-                for n in numbers
+        blocks = [
+            methods.get_block_by_number_raw(
+                n, full_tx=True, incl_staking=True, with_signers=inline, shard=self.shard
             )
-        )
+            for n in numbers
+        ]
         if not with_signers or inline:
-            return list(await blocks), None
+            return await gather_or_raise(blocks), None
         client = self.session.client
-        signers = asyncio.gather(
-            *(
-                client.request_raw(methods.method("getBlockSigners"), [hex(n)], shard=self.shard)
-                for n in numbers
-            )
-        )
-        block_payloads, signer_payloads = await asyncio.gather(blocks, signers)
-        return list(block_payloads), list(signer_payloads)
+        signers = [
+            client.request_raw(methods.method("getBlockSigners"), [hex(n)], shard=self.shard) for n in numbers
+        ]
+        # one gather: the block and signer calls go out together (and are batched together)
+        payloads = await gather_or_raise([*blocks, *signers])
+        return payloads[: len(numbers)], payloads[len(numbers) :]
 
     async def trace_payloads(self, start: int, end: int) -> list[bytes]:
         client = self.session.client
-        payloads = await asyncio.gather(
-            *(client.trace_block_raw(n, shard=self.shard) for n in range(start, end + 1))
+        payloads = await gather_or_raise(
+            client.trace_block_raw(n, shard=self.shard) for n in range(start, end + 1)
         )
         for number, payload in zip(range(start, end + 1), payloads, strict=True):
             if payload.strip() == b"null":
@@ -362,7 +355,7 @@ async def fetch_range(
         async with semaphore:
             await job.chunk(a, b)
 
-    await gather_first_error(run(a, b) for a, b in chunks)
+    await gather_or_raise(run(a, b) for a, b in chunks)
     if not collect:
         return {}
     return {name: job.result(name, start, end) for name in job.names}

@@ -12,12 +12,10 @@ ranges that are fully cached are read without asking the node for its head.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import operator
 import os
 import threading
-from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
@@ -37,7 +35,6 @@ __all__ = [
     "Session",
     "block_arg",
     "default_devnet",
-    "gather_first_error",
 ]
 
 
@@ -56,25 +53,6 @@ def block_arg(value: object, what: str) -> int:
     if number < 0:
         raise ConfigError(f"{what} must be a non-negative integer, got {number}")
     return number
-
-
-async def gather_first_error(coros: Iterable[Coroutine[Any, Any, Any]]) -> list[Any]:
-    """Run coroutines concurrently; on the first failure cancel the rest and raise it.
-
-    Unlike ``asyncio.TaskGroup`` the error is raised as itself, not inside an
-    ``ExceptionGroup``, so callers see the ``HmyframeError`` that happened first.
-    Work finished before the failure (chunks written to the cache) stays done.
-    """
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    if not tasks:
-        return []
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 #: Public mainnet shard-0 endpoint, used when neither ``rpc=`` nor ``HMYFRAME_RPC`` is given.

@@ -31,11 +31,10 @@ Notes on fidelity
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from hmyframe._tasks import gather_or_raise
 from hmyframe.errors import AddressError, ConfigError, ResponseShapeError, short_repr
 from hmyframe.rpc._check import is_int
 
@@ -152,22 +151,6 @@ def _shape_list(result: Any, method: str) -> list[Any]:
     if not isinstance(result, list):
         raise ResponseShapeError(method, "$", result, "a list of blocks")
     return result
-
-
-async def _all_or_first_error(awaitables: Sequence[Awaitable[T]]) -> list[T]:
-    """Run concurrently; on the first failure cancel the rest and raise it (no ExceptionGroup)."""
-    tasks = [asyncio.ensure_future(a) for a in awaitables]
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        for task in done:
-            if not task.cancelled() and (exc := task.exception()) is not None:
-                raise exc
-        return [task.result() for task in tasks]
-    finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Methods:
@@ -472,7 +455,7 @@ class Methods:
             All blocks in order (fewer if the range passes the node's head).
         """
         self.block_args(full_tx, incl_staking, with_signers)
-        parts = await _all_or_first_error(
+        parts = await gather_or_raise(
             [
                 self.get_blocks(
                     lo, hi, full_tx=full_tx, incl_staking=incl_staking, with_signers=with_signers, shard=shard
@@ -496,7 +479,7 @@ class Methods:
     ) -> list[bytes]:
         """Raw twin of :meth:`block_range`: one ``result`` byte string per ``getBlocks`` call, in order."""
         self.block_args(full_tx, incl_staking, with_signers)
-        return await _all_or_first_error(
+        return await gather_or_raise(
             [
                 self.get_blocks_raw(
                     lo, hi, full_tx=full_tx, incl_staking=incl_staking, with_signers=with_signers, shard=shard
