@@ -667,16 +667,28 @@ class StakingEngine:
         }
         return self._tx(state, block, index, "Delegate", delegator, v, delegator, amount, msg)
 
+    @staticmethod
+    def _random_delegation(
+        state: _State, rng: random.Random, n_existing: int
+    ) -> tuple[int, _VState, int, _Del] | None:
+        """A random existing validator and one of its delegations (index 0 is the self-delegation),
+        or ``None`` when the drawn validator does not exist (yet); draws the same random numbers
+        either way, so callers' sequences stay as they were."""
+        v = min(int(rng.random() * n_existing), n_existing - 1)
+        vs = state.validators[v]
+        if vs is None:
+            return None
+        i = int(rng.random() * len(vs.dels))
+        return v, vs, i, vs.dels[i]
+
     def _decide_undelegate(
         self, state: _State, rng: random.Random, block: int, index: int, n_existing: int, tries: int
     ) -> StakingEvent | None:
         for _ in range(tries):
-            v = min(int(rng.random() * n_existing), n_existing - 1)
-            vs = state.validators[v]
-            if vs is None:
+            picked = self._random_delegation(state, rng, n_existing)
+            if picked is None:
                 continue
-            i = int(rng.random() * len(vs.dels))
-            d = vs.dels[i]
+            v, vs, i, d = picked
             available = d.amount - vs.min_self if i == 0 else d.amount
             if available < 100 * ONE:
                 continue
@@ -703,12 +715,10 @@ class StakingEngine:
         tries: int,
     ) -> StakingEvent | None:
         for _ in range(tries):
-            v = min(int(rng.random() * n_existing), n_existing - 1)
-            vs = state.validators[v]
-            if vs is None:
+            picked = self._random_delegation(state, rng, n_existing)
+            if picked is None:
                 continue
-            i = int(rng.random() * len(vs.dels))
-            d = vs.dels[i]
+            v, vs, i, d = picked
             if d.reward + self._pending(vs, info, v, block, d, i == 0) <= 0:
                 continue
             msg: dict[str, object] = {"delegatorAddress": d.delegator}
