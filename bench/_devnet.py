@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["devnet_process"]
+__all__ = ["devnet_process", "one_shard_devnet"]
 
 
 @contextmanager
@@ -52,3 +52,11 @@ def devnet_process(*args: str) -> Iterator[tuple[list[str], list[str]]]:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@contextmanager
+def one_shard_devnet(blocks: int, seed: int = 0) -> Iterator[str]:
+    """The devnet every benchmark uses: one shard of ``blocks`` blocks, validator limiter off; yields its URL."""
+    args = ("--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit")
+    with devnet_process(*args) as (urls, _):
+        yield urls[0]

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 
 import aiohttp
-from _devnet import devnet_process
+from _devnet import one_shard_devnet
 
 ARGS = {"fullTx": True, "inclStaking": True}
 
@@ -116,17 +116,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="warm passes (the median is printed)")
     parser.add_argument("--seconds-limit", type=float, default=120.0, help="give up after this long")
     args = parser.parse_args()
-    devnet_args = (
-        "--shards",
-        "1",
-        "--blocks",
-        str(args.blocks),
-        "--seed",
-        str(args.seed),
-        "--no-validator-rate-limit",
-    )
-    with devnet_process(*devnet_args) as (urls, _):
-        url = urls[0]
+    with one_shard_devnet(args.blocks, args.seed) as url:
         print(f"devnet at {url}: {args.blocks} blocks, 1 shard, concurrency {args.concurrency}")
         asyncio.run(
             asyncio.wait_for(

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from _devnet import devnet_process
+from _devnet import one_shard_devnet
 
 EXPORT = """
 import asyncio, sys
@@ -48,15 +48,9 @@ def child(code: str, *args: str) -> tuple[str, float]:
 
 def main(args: argparse.Namespace) -> None:
     _, base_mb = child(IMPORT_ONLY)
-    with (
-        devnet_process("--shards", "1", "--blocks", str(args.blocks), "--no-validator-rate-limit") as (
-            urls,
-            _,
-        ),
-        tempfile.TemporaryDirectory() as out,
-    ):
+    with one_shard_devnet(args.blocks) as url, tempfile.TemporaryDirectory() as out:
         began = time.perf_counter()
-        text, peak_mb = child(EXPORT, urls[0], str(args.blocks), out)
+        text, peak_mb = child(EXPORT, url, str(args.blocks), out)
         wall = time.perf_counter() - began
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs) / 1e6
     rows, tx_rows, seconds = text.split()

@@ -22,7 +22,7 @@ import asyncio
 import statistics
 import time
 
-from _devnet import devnet_process
+from _devnet import one_shard_devnet
 
 from hmyframe.fetch import FetchOptions, Session
 from hmyframe.fetch._ranges import fetch_range
@@ -47,11 +47,7 @@ async def main(args: argparse.Namespace) -> None:
         ("range", 100, 8, 1),
         ("batch", 100, 8, 1),
     ]
-    with devnet_process("--shards", "1", "--blocks", str(args.blocks), "--no-validator-rate-limit") as (
-        urls,
-        _,
-    ):
-        url = urls[0]
+    with one_shard_devnet(args.blocks) as url:
         for version in (1, 2):  # warm the server's rendered-bytes caches for both generations
             await one_run(url, args.blocks, FetchOptions(chunk_size=1000, version=version))
         baseline = None

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 
 import aiohttp
 import msgspec
-from _devnet import devnet_process
+from _devnet import one_shard_devnet
 
 from hmyframe.rpc import Client, RetryPolicy
 
@@ -174,17 +174,7 @@ async def overhead(url: str, calls: int, head: int, budget: Budget) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    devnet_args = (
-        "--shards",
-        "1",
-        "--blocks",
-        str(args.blocks),
-        "--seed",
-        str(args.seed),
-        "--no-validator-rate-limit",
-    )
-    with devnet_process(*devnet_args) as (urls, _):
-        url = urls[0]
+    with one_shard_devnet(args.blocks, args.seed) as url:
         budget = Budget(args.seconds_limit)
         head = args.blocks - 1
         async with Client(url, max_in_flight=4, retry=POLICY) as warm:
