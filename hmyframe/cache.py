@@ -26,9 +26,8 @@ import contextlib
 import glob
 import os
 import re
-import shutil
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -463,14 +462,3 @@ def _inspect(path: Path, dataset: DatasetLike | None) -> tuple[Literal["ok", "st
         if fingerprint != dataset.fingerprint:
             return "stale", meta.num_rows
     return "ok", meta.num_rows
-
-
-def copy_tree(entries: Sequence[CacheEntry], root: Path, dest: Path) -> list[Path]:
-    """Copy cache files under ``root`` to the same relative paths under ``dest``."""
-    out: list[Path] = []
-    for entry in entries:
-        target = dest / entry.path.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(entry.path, target)
-        out.append(target)
-    return out
