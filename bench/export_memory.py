@@ -26,7 +26,7 @@ from _devnet import one_shard_devnet
 EXPORT = """
 import asyncio, sys
 from hmyframe.export import export
-from hmyframe.fetch import FetchOptions
+from hmyframe.engine import FetchOptions
 summary = asyncio.run(export(["blocks", "transactions", "staking_transactions"], 0, int(sys.argv[2]) - 1, 0,
                              rpc=sys.argv[1], out=sys.argv[3], options=FetchOptions(chunk_size=1000)))
 print(sum(d.rows for d in summary.datasets.values()), summary.datasets["transactions"].rows, summary.seconds)

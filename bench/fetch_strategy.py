@@ -24,8 +24,8 @@ import time
 
 from _devnet import one_shard_devnet
 
-from hmyframe.fetch import FetchOptions, Session
-from hmyframe.fetch._ranges import fetch_range
+from hmyframe.engine import FetchOptions, Session
+from hmyframe.engine._ranges import fetch_range
 
 
 async def one_run(url: str, blocks: int, options: FetchOptions) -> tuple[float, int]:

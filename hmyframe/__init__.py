@@ -35,8 +35,8 @@ from hmyframe.api import (
 from hmyframe.cache import Cache
 from hmyframe.datasets import DATASETS, to_pandas
 from hmyframe.datasets import get as dataset
+from hmyframe.engine import FetchOptions, NotFoundWarning, Session
 from hmyframe.errors import HmyframeError
-from hmyframe.fetch import FetchOptions, NotFoundWarning, Session
 from hmyframe.rpc import Client, RetryPolicy
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The synchronous public API: one thin wrapper per coroutine of :mod:`hmyframe.fetch`.
+"""The synchronous public API: one thin wrapper per coroutine of :mod:`hmyframe.engine`.
 
 Each function here has the same name, parameters and documentation as its async twin in
 ``hmyframe.aio`` and simply runs it with :func:`hmyframe._sync.run`, so it works in scripts and
@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
-from hmyframe import fetch as _aio
+from hmyframe import engine as _aio
 from hmyframe._sync import run
 
 __all__ = [

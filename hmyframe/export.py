@@ -28,11 +28,11 @@ import pyarrow.parquet as pq
 
 from hmyframe import datasets as ds
 from hmyframe.cache import Cache
+from hmyframe.engine import FetchOptions, Session
+from hmyframe.engine._progress import Progress
+from hmyframe.engine._ranges import RANGE_DATASETS, fetch_range
+from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
-from hmyframe.fetch import FetchOptions, Session
-from hmyframe.fetch._progress import Progress
-from hmyframe.fetch._ranges import RANGE_DATASETS, fetch_range
-from hmyframe.fetch._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 
 __all__ = ["ExportSummary", "ExportedDataset", "export"]
 
@@ -125,7 +125,7 @@ async def export(
     block
         Block of the validator snapshot (``None``: the head).
     rpc, trace_rpc, options, progress
-        As for the fetchers (see :mod:`hmyframe.fetch`).
+        As for the fetchers (see :mod:`hmyframe.engine`).
     out
         Output folder. For Parquet it *is* the cache root (default ``data/``), so exported
         files are reused by later fetches; for CSV the CSV files go there and the Parquet

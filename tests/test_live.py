@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import hmyframe
-from hmyframe.fetch import FetchOptions
+from hmyframe.engine import FetchOptions
 
 LIVE = os.environ.get("HMYFRAME_LIVE_RPC")
 TRACE = os.environ.get("HMYFRAME_LIVE_TRACE_RPC")

@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from hmyframe.fetch import FetchOptions
+from hmyframe.engine import FetchOptions
 
 __all__ = ["add_rpc_arguments", "fetch_options", "rpc_target", "trace_urls"]
 

@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from hmyframe.devnet import Devnet
+from hmyframe.engine import FetchOptions, Session
 from hmyframe.export import export
-from hmyframe.fetch import FetchOptions, Session
 
 __all__ = ["register", "run"]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
+from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
 from hmyframe.export import export
-from hmyframe.fetch import RANGE_DATASETS, SNAPSHOT_DATASETS
 
 __all__ = ["register", "run"]
 

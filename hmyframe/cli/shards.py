@@ -7,7 +7,7 @@ from typing import Any
 
 from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, rpc_target
-from hmyframe.fetch import shards
+from hmyframe.engine import shards
 
 __all__ = ["register", "run"]
 

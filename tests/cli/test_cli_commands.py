@@ -20,7 +20,7 @@ import pytest
 from hmyframe.cli import main
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet.model import flatten_trace
-from hmyframe.fetch._session import chain_id_from_hash
+from hmyframe.engine._session import chain_id_from_hash
 
 SCRIPT = Path(sys.executable).with_name("hmyframe")
 

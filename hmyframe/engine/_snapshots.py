@@ -28,8 +28,8 @@ import pyarrow as pa
 from hmyframe import datasets as ds
 from hmyframe.datasets import ConvertContext, decode_json, decode_validators
 from hmyframe.datasets._convert import Bad, parse_int
+from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
-from hmyframe.fetch._session import Session, block_arg
 
 __all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
 
@@ -82,7 +82,7 @@ async def fetch_snapshot(
     Parameters
     ----------
     session
-        An open :class:`~hmyframe.fetch.Session`.
+        An open :class:`~hmyframe.engine.Session`.
     names
         Datasets among :data:`SNAPSHOT_DATASETS`.
     block

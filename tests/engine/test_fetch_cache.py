@@ -27,9 +27,9 @@ import hmyframe
 from hmyframe import FetchOptions
 from hmyframe.cache import CacheWarning
 from hmyframe.devnet import Chain, Devnet, DevnetStats
+from hmyframe.engine._session import chain_id_from_hash
 from hmyframe.errors import ConfigError
 from hmyframe.export import export
-from hmyframe.fetch._session import chain_id_from_hash
 
 #: getBlockByNumber per block: the server's call count is the number of blocks fetched.
 PER_BLOCK = FetchOptions(strategy="batch", chunk_size=50)

@@ -24,8 +24,8 @@ import hmyframe
 from hmyframe import FetchOptions
 from hmyframe.cli import main
 from hmyframe.devnet import Chain, Devnet, FaultRule
+from hmyframe.engine._session import chain_id_from_hash
 from hmyframe.errors import RpcError
-from hmyframe.fetch._session import chain_id_from_hash
 
 SEED = 7  # the session devnet's seed: its truth is `devnet_truth` for blocks <= 299
 NAMES = ("blocks", "transactions", "staking_transactions", "signers", "traces")

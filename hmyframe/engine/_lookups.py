@@ -17,8 +17,8 @@ import pyarrow as pa
 from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks
+from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, NotFoundError, short_repr
-from hmyframe.fetch._session import Session, block_arg
 from hmyframe.rpc.methods import tx_hash_param
 
 __all__ = [

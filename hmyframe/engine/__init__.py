@@ -1,4 +1,4 @@
-"""Fetchers: the async functions behind ``hmyframe.blocks()``, ``hmyframe.validators()``...
+"""The fetch engine and the async fetchers: the async functions behind ``hmyframe.blocks()``, ``hmyframe.validators()``...
 
 Every function here is a coroutine returning a pandas DataFrame (``pd.ArrowDtype`` columns,
 exact decimals). ``hmyframe`` exposes a synchronous twin of each under the same name; use these
@@ -34,8 +34,7 @@ import pandas as pd
 
 from hmyframe import datasets as ds
 from hmyframe.cache import Cache
-from hmyframe.errors import ConfigError
-from hmyframe.fetch._lookups import (
+from hmyframe.engine._lookups import (
     MissingPolicy,
     NotFoundWarning,
     fetch_pending_cx_receipts,
@@ -44,10 +43,11 @@ from hmyframe.fetch._lookups import (
     fetch_transactions_by_hash,
     fetch_tx_counts,
 )
-from hmyframe.fetch._progress import Progress
-from hmyframe.fetch._ranges import RANGE_DATASETS, fetch_range
-from hmyframe.fetch._session import DEFAULT_RPC, DEFAULT_TRACE_RPC, FetchOptions, Session, default_devnet
-from hmyframe.fetch._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
+from hmyframe.engine._progress import Progress
+from hmyframe.engine._ranges import RANGE_DATASETS, fetch_range
+from hmyframe.engine._session import DEFAULT_RPC, DEFAULT_TRACE_RPC, FetchOptions, Session, default_devnet
+from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
+from hmyframe.errors import ConfigError
 
 __all__ = [
     "DEFAULT_RPC",

@@ -31,8 +31,8 @@ import pyarrow.compute as pc
 from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
+from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
-from hmyframe.fetch._session import Session, block_arg
 
 __all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "split_aligned"]
 
@@ -286,7 +286,7 @@ async def fetch_range(
     Parameters
     ----------
     session
-        An open :class:`~hmyframe.fetch.Session`.
+        An open :class:`~hmyframe.engine.Session`.
     names
         Datasets among :data:`RANGE_DATASETS`.
     start, end
