@@ -91,6 +91,7 @@ class ChainAPI(Protocol):
     def block(self, shard: int, number: int) -> Block: ...
     def block_by_hash(self, block_hash: str) -> Block | None: ...
     def epoch_of(self, number: int) -> int: ...
+    def epoch_first_block(self, epoch: int) -> int: ...
     def signers(self, shard: int, number: int) -> tuple[str, ...] | None: ...
     def find_transaction(self, tx_hash: str) -> Transaction | None: ...
     def find_staking_transaction(self, tx_hash: str) -> StakingTransaction | None: ...
@@ -772,6 +773,17 @@ def _get_epoch(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     return encode(hexq(epoch) if gen == 1 else epoch)
 
 
+def _epoch_last_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    # the node's handler takes a uint64 epoch (a JSON number, in v1 too) and answers the
+    # schedule's last block as a JSON number in both generations, whether or not the epoch
+    # has been reached (beacon shard only)
+    (raw_epoch,) = arity(params, 1, 1)
+    epoch = int_param(raw_epoch, 0, "uint64")
+    if epoch >= 2**64:
+        raise _invalid(0, f"json: cannot unmarshal number {epoch} into Go value of type uint64")
+    return encode((node.chain.epoch_first_block(epoch + 1) - 1) % 2**64)
+
+
 def _chain_id(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode(hexq(CHAIN_ID) if gen == 1 else CHAIN_ID)
@@ -962,6 +974,7 @@ _register("getBlockTransactionCountByHash", _tx_count_in_block(True))
 _register("getTransactionCount", _get_transaction_count)
 _register("getBlockSigners", _get_block_signers)
 _register("getEpoch", _get_epoch)
+_register("epochLastBlock", _epoch_last_block, beacon_only=True)
 _register("chainId", _chain_id)
 _register("getShardingStructure", _get_sharding_structure)
 _register("getPendingCXReceipts", _get_pending_cx_receipts)

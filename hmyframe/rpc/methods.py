@@ -578,6 +578,31 @@ class Methods:
         result: bytes = await self._call("getAllValidatorInformationByBlockNumber", params, 0, True)
         return result
 
+    async def get_validator_information_by_block_number(self, address: str, block: int) -> Any:
+        """``getValidatorInformationByBlockNumber(address, block)`` on shard 0: one validator's
+        information at ``block`` (not subject to the validator-page limiter).
+
+        A validator that did not exist at ``block`` is an ``RpcError`` (-32000 ``address not
+        present in state``).
+        """
+        params = [address_param(address), self.quantity(block_number_param(block, "block"))]
+        return await self._call("getValidatorInformationByBlockNumber", params, 0, False)
+
+    async def get_validator_information_by_block_number_raw(self, address: str, block: int) -> bytes:
+        """Raw-bytes twin of :meth:`get_validator_information_by_block_number`."""
+        params = [address_param(address), self.quantity(block_number_param(block, "block"))]
+        result: bytes = await self._call("getValidatorInformationByBlockNumber", params, 0, True)
+        return result
+
+    async def epoch_last_block(self, epoch: int) -> Any:
+        """``epochLastBlock(epoch)`` on shard 0: the last block of ``epoch`` by the node's schedule.
+
+        The node takes the epoch as a JSON number and answers a JSON number in both generations;
+        for an epoch not reached yet the block lies beyond the head. Nodes that do not serve it
+        answer -32601 (``MethodNotFoundError``).
+        """
+        return await self._call("epochLastBlock", [block_number_param(epoch, "epoch")], 0, False)
+
     async def get_all_validator_addresses(self) -> Any:
         """``getAllValidatorAddresses`` on shard 0: every validator's ``one1`` address."""
         return await self._call("getAllValidatorAddresses", [], 0, False)

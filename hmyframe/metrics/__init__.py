@@ -1,0 +1,80 @@
+"""Pure metrics on hmyframe's DataFrames: concentration, signing, delegation, diffs, throughput.
+
+Nothing here fetches: every function takes frames (the datasets of :mod:`hmyframe`, or one
+epoch of :func:`hmyframe.staking_history`) and returns numbers or frames. Amounts are read
+exactly (sums of atto are Python ints; only final ratios become floats) and reported both
+exact (atto) and as float ONE.
+
+Concentration
+    :func:`gini`, :func:`lorenz`, :func:`nakamoto` (per shard; ``.min()`` for the network),
+    :func:`validator_voting_power`.
+Staking snapshots
+    :func:`annotate` (``stake`` / ``elected`` in either format), :func:`elected`, :func:`stake`,
+    :func:`signing`, :func:`below_threshold`, :func:`lifetime_uptime`,
+    :func:`delegation_summary`, :func:`apr_distribution`, :func:`staking_summary`,
+    :func:`snapshot_diff`.
+Throughput
+    :func:`buckets` (transactions and gas per time bucket and shard), :func:`gas_utilisation`,
+    :func:`block_times`, :func:`cross_shard`, :func:`staking_directives`,
+    :func:`contract_creations`, :func:`active_senders`.
+"""
+
+from __future__ import annotations
+
+from hmyframe.metrics._values import ATTO_PER_ONE, amount_one, exact_ints, to_one
+from hmyframe.metrics.concentration import gini, lorenz, nakamoto, validator_voting_power
+from hmyframe.metrics.staking import (
+    SIGNING_THRESHOLD,
+    annotate,
+    apr_distribution,
+    below_threshold,
+    delegation_summary,
+    elected,
+    lifetime_uptime,
+    signing,
+    snapshot_diff,
+    stake,
+    staking_summary,
+)
+from hmyframe.metrics.throughput import (
+    DIRECTIVES,
+    active_senders,
+    block_times,
+    bucket_frequency,
+    buckets,
+    contract_creations,
+    cross_shard,
+    gas_utilisation,
+    staking_directives,
+)
+
+__all__ = [
+    "ATTO_PER_ONE",
+    "DIRECTIVES",
+    "SIGNING_THRESHOLD",
+    "active_senders",
+    "amount_one",
+    "annotate",
+    "apr_distribution",
+    "below_threshold",
+    "block_times",
+    "bucket_frequency",
+    "buckets",
+    "contract_creations",
+    "cross_shard",
+    "delegation_summary",
+    "elected",
+    "exact_ints",
+    "gas_utilisation",
+    "gini",
+    "lifetime_uptime",
+    "lorenz",
+    "nakamoto",
+    "signing",
+    "snapshot_diff",
+    "stake",
+    "staking_directives",
+    "staking_summary",
+    "to_one",
+    "validator_voting_power",
+]
