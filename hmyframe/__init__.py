@@ -22,6 +22,7 @@ from hmyframe.api import (
     pending_cx_receipts,
     shards,
     signers,
+    staking_history,
     staking_transactions,
     traces,
     traces_by_hash,
@@ -35,7 +36,7 @@ from hmyframe.api import (
 from hmyframe.cache import Cache
 from hmyframe.datasets import DATASETS, to_pandas
 from hmyframe.datasets import get as dataset
-from hmyframe.engine import FetchOptions, NotFoundWarning, Session
+from hmyframe.engine import FetchOptions, NotFoundWarning, Session, StakingHistory
 from hmyframe.errors import HmyframeError
 from hmyframe.rpc import Client, RetryPolicy
 
@@ -50,6 +51,7 @@ __all__ = [
     "NotFoundWarning",
     "RetryPolicy",
     "Session",
+    "StakingHistory",
     "__version__",
     "aio",
     "blocks",
@@ -61,6 +63,7 @@ __all__ = [
     "schema",
     "shards",
     "signers",
+    "staking_history",
     "staking_transactions",
     "to_pandas",
     "traces",

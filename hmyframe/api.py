@@ -22,6 +22,7 @@ __all__ = [
     "pending_cx_receipts",
     "shards",
     "signers",
+    "staking_history",
     "staking_transactions",
     "traces",
     "traces_by_hash",
@@ -66,3 +67,4 @@ pending_cx_receipts = _sync(_aio.pending_cx_receipts)
 tx_counts = _sync(_aio.tx_counts)
 transactions_by_hash = _sync(_aio.transactions_by_hash)
 traces_by_hash = _sync(_aio.traces_by_hash)
+staking_history = _sync(_aio.staking_history)

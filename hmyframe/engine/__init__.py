@@ -34,6 +34,7 @@ import pandas as pd
 
 from hmyframe import datasets as ds
 from hmyframe.cache import Cache
+from hmyframe.engine._history import StakingHistory, fetch_staking_history
 from hmyframe.engine._lookups import (
     MissingPolicy,
     NotFoundWarning,
@@ -57,6 +58,7 @@ __all__ = [
     "FetchOptions",
     "NotFoundWarning",
     "Session",
+    "StakingHistory",
     "blocks",
     "default_devnet",
     "delegations",
@@ -65,6 +67,7 @@ __all__ = [
     "pending_cx_receipts",
     "shards",
     "signers",
+    "staking_history",
     "staking_transactions",
     "traces",
     "traces_by_hash",
@@ -269,6 +272,56 @@ async def undelegations(
 ) -> pd.DataFrame:
     """Every pending undelegation at ``block`` (default: the head)."""
     return await _snapshot("undelegations", block, rpc, cache, options)
+
+
+async def staking_history(
+    start_epoch: int | None = None,
+    end_epoch: int | None = None,
+    every: int = 1,
+    *,
+    validator: str | None = None,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: bool | Callable[[int], None] = False,
+) -> StakingHistory:
+    """Validator snapshots at the last block of each epoch ``start_epoch..end_epoch``, and the
+    network's figures per epoch.
+
+    Each epoch's last block comes from ``epochLastBlock`` (or, from a node without it, from the
+    blocks' ``epoch`` field); the epoch in progress is taken at the head. Snapshots are cached
+    like any snapshot and paced to the node's validator limiter.
+
+    Parameters
+    ----------
+    start_epoch, end_epoch
+        Inclusive epochs; ``end_epoch=None`` is the current epoch; a negative ``start_epoch``
+        counts back from the end (``staking_history(-5)``: the last five epochs).
+    every
+        Take every ``every``-th epoch.
+    validator
+        A ``one1``/``0x`` address: one validator's history, one cheap
+        ``getValidatorInformationByBlockNumber`` call per epoch (``network`` then has only
+        ``epoch``, ``block``, ``timestamp``, ``complete``).
+    rpc, cache, options, progress
+        See the module documentation (``progress`` counts epochs).
+
+    Returns
+    -------
+    StakingHistory
+        ``.network`` (one row per epoch: Nakamoto per shard, Gini, elected count, total stake,
+        median signing...), ``.validators`` (per validator and epoch: stake, status, signing...),
+        ``.voting_power``, ``.delegations``; ``.validator(address)`` selects one validator.
+
+    Examples
+    --------
+    >>> h = hmyframe.staking_history(-5, rpc="devnet")             # doctest: +SKIP
+    >>> h.network[["epoch", "nakamoto", "gini", "total_stake_one"]]  # doctest: +SKIP
+    """
+    async with _session(rpc, None, cache, options) as session:
+        return await fetch_staking_history(
+            session, start_epoch, end_epoch, every, validator=validator, progress=progress
+        )
 
 
 async def fetch(

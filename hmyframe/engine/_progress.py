@@ -21,9 +21,11 @@ class Progress:
         self._callback = callback
 
     @classmethod
-    def make(cls, progress: bool | Callable[[int], None] | None, description: str) -> Progress:
+    def make(
+        cls, progress: bool | Callable[[int], None] | None, description: str, unit: str = "blocks"
+    ) -> Progress:
         """``True``: a bar (plain on a terminal, a widget in Jupyter; nothing when stderr is
-        piped); a callable: called with each chunk's block count; ``False``/``None``: silent."""
+        piped); a callable: called with each chunk's count of ``unit``; ``False``/``None``: silent."""
         if callable(progress):
             return cls(callback=progress)
         if not progress:
@@ -34,7 +36,7 @@ class Progress:
             from tqdm import tqdm
         bar = tqdm(
             total=0,
-            unit="blocks",
+            unit=unit,
             unit_scale=True,
             desc=description,
             disable=None,  # tqdm's rule: off when the stream is not a terminal
