@@ -355,7 +355,8 @@ def snapshot_diff(
         ``dropped`` (entered / left the committee), ``stake_old`` / ``stake_new`` /
         ``stake_change`` (exact atto; a validator absent from a side counts 0 there),
         ``stake_change_one`` (float ONE), ``rate_old`` / ``rate_new`` / ``rate_change``
-        (commission, fractions), sorted by descending stake change.
+        (commission, fractions), sorted by descending stake change. ``df.attrs`` holds
+        ``old_block`` / ``new_block``, the snapshots' blocks, when the frames carry them.
     """
     a = annotate(old, old_voting_power, old_delegations)
     b = annotate(new, new_voting_power, new_delegations)
@@ -405,7 +406,11 @@ def snapshot_diff(
     )
     frame["rate_change"] = frame["rate_new"] - frame["rate_old"]
     order = sorted(range(len(addresses)), key=lambda k: (-change[k], addresses[k]))
-    return frame.iloc[order]
+    out = frame.iloc[order]
+    for key, side in (("old_block", old), ("new_block", new)):
+        if "snapshot_block" in side and side["snapshot_block"].notna().any():
+            out.attrs[key] = int(floats(side["snapshot_block"]).max())
+    return out
 
 
 def _check_share(value: object, what: str) -> float:

@@ -1,0 +1,61 @@
+"""Plots for staking and throughput analysis (matplotlib).
+
+Every plot takes hmyframe frames and ``ax=None`` and returns the matplotlib Axes it drew on (a
+new figure when ``ax`` is ``None``). They never fetch. Amounts are shown in ONE with thousands
+separators, time axes in UTC, every plot has a title, one shared style
+(:mod:`hmyframe.plot._style`), and an empty frame gives an empty plot that says so.
+
+Staking (:mod:`hmyframe.plot.staking`)
+    :func:`stake_distribution`, :func:`lorenz_curve`, :func:`signing_histogram`,
+    :func:`voting_power_by_shard`, :func:`status_breakdown`, :func:`commission_distribution`,
+    :func:`delegator_concentration`, :func:`snapshot_diff`, :func:`history`,
+    :func:`validator_history`.
+Throughput (:mod:`hmyframe.plot.throughput`)
+    :func:`transactions`, :func:`gas`, :func:`gas_utilisation`, :func:`block_times`,
+    :func:`cross_shard`, :func:`staking_directives`.
+
+Adding a plot is one function in the module of its theme, drawn inside
+:func:`~hmyframe.plot._style.style` with the helpers of that module.
+"""
+
+from __future__ import annotations
+
+from hmyframe.plot.staking import (
+    commission_distribution,
+    delegator_concentration,
+    history,
+    lorenz_curve,
+    signing_histogram,
+    snapshot_diff,
+    stake_distribution,
+    status_breakdown,
+    validator_history,
+    voting_power_by_shard,
+)
+from hmyframe.plot.throughput import (
+    block_times,
+    cross_shard,
+    gas,
+    gas_utilisation,
+    staking_directives,
+    transactions,
+)
+
+__all__ = [
+    "block_times",
+    "commission_distribution",
+    "cross_shard",
+    "delegator_concentration",
+    "gas",
+    "gas_utilisation",
+    "history",
+    "lorenz_curve",
+    "signing_histogram",
+    "snapshot_diff",
+    "stake_distribution",
+    "staking_directives",
+    "status_breakdown",
+    "transactions",
+    "validator_history",
+    "voting_power_by_shard",
+]
