@@ -34,7 +34,7 @@ from hmyframe.metrics import annotate, staking_summary
 from hmyframe.metrics._values import exact_series
 from hmyframe.rpc.methods import address_param
 
-__all__ = ["StakingHistory", "epoch_last_blocks", "fetch_staking_history"]
+__all__ = ["StakingHistory", "current_epoch", "epoch_last_blocks", "epoch_of_block", "fetch_staking_history"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,23 @@ async def current_epoch(session: Session) -> int:
         return parse_int(raw)
     except Bad:
         raise ResponseShapeError("getEpoch", "result", raw, "an epoch number") from None
+
+
+async def epoch_of_block(session: Session, block: int) -> int:
+    """The epoch of shard-0 ``block``: its header's ``epoch``, or (early-2020 headers lack it)
+    the first epoch whose ``epochLastBlock`` is at or after the block."""
+    found = _header_int(await _header(session, block), "epoch")
+    if found is not None:
+        return found
+    lo, hi = 0, await current_epoch(session)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        last = parse_int(await session.methods.epoch_last_block(mid))
+        if last >= block:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 async def _bisect_last_block(session: Session, epoch: int, head: int, epochs: dict[int, int]) -> int:

@@ -79,6 +79,7 @@ RC: dict[str, Any] = {
     "legend.frameon": False,
     "legend.fontsize": 9,
     "svg.fonttype": "path",
+    "svg.hashsalt": "hmyframe",
 }
 
 

@@ -15,6 +15,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -205,6 +206,13 @@ def signing_histogram(
         # a bin edge at the threshold, so no bar mixes validators below and above it
         edges = np.unique(np.append(np.linspace(0.0, 1.0, bins + 1), threshold))
         counts, _, patches = ax.hist(share, bins=edges.tolist(), color=PALETTE[0], edgecolor="white")
+        # small bars (the validators in trouble) stay readable with their count on top
+        ax.bar_label(
+            cast(BarContainer, patches),
+            labels=[f"{c:,.0f}" if c else "" for c in counts],
+            fontsize=8,
+            padding=1,
+        )
         for patch, left in zip(cast(list[Patch], patches), edges[:-1], strict=True):
             if left + 1e-12 < threshold:
                 patch.set_facecolor(BAD)
@@ -713,16 +721,13 @@ def validator_history(rows: pd.DataFrame, metric: str = "signing", *, ax: Axes |
         else:
             values = floats(rows["rate"]).to_numpy()
             ax.plot(x, values, marker="o", linewidth=2, color=PALETTE[0], drawstyle="steps-mid")
-            if "max_rate" in rows:
-                ax.plot(
-                    x,
-                    floats(rows["max_rate"]).to_numpy(),
-                    linestyle="--",
-                    color=MUTED,
-                    label="maximum rate",
-                )
-                ax.legend(loc="best")
             ax.set_ylim(0, max(0.05, float(np.nanmax(values)) * 1.3))
+            if "max_rate" in rows and "max_change_rate" in rows:
+                # the limits go in the subtitle: a 100 % maximum line would squash the rate
+                subtitle += (
+                    f"; may reach {fmt_percent(float(floats(rows['max_rate']).iloc[-1]), 0)}, "
+                    f"changing at most {fmt_percent(float(floats(rows['max_change_rate']).iloc[-1]))} per epoch"
+                )
             percent_axis(ax, "y", "commission rate")
         _epoch_axis(ax, x.astype(np.int64))
         title(ax, heading, subtitle)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter
 
 from hmyframe import metrics
 from hmyframe.metrics._values import require_columns
 from hmyframe.plot._style import (
+    MUTED,
     PALETTE,
     axes,
     count_axis,
@@ -186,26 +188,52 @@ def block_times(blocks: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
         if not len(everything):
             return empty(ax, heading, "Fewer than two consecutive blocks: no block time to show")
         top = float(everything.max())
+        # whole seconds (Harmony's timestamps are seconds) up to a minute, else 40 equal bins;
+        # shards side by side in each bin so none hides another
         edges = np.arange(0, np.ceil(top) + 2, 1.0) - 0.5 if top <= 60 else np.linspace(0, top, 41)
-        for shard, values in intervals.items():
+        centres = (edges[:-1] + edges[1:]) / 2
+        slot = (edges[1] - edges[0]) * 0.8 / len(intervals)
+        for k, (shard, values) in enumerate(intervals.items()):
             row = stats.loc[shard]
-            ax.hist(
-                values,
-                bins=edges.tolist(),
-                histtype="stepfilled" if len(intervals) == 1 else "step",
-                linewidth=1.8,
-                alpha=0.85 if len(intervals) == 1 else 1.0,
+            counts, _ = np.histogram(values, bins=edges)
+            shown = counts > 0
+            offset = (k - (len(intervals) - 1) / 2) * slot
+            ax.bar(
+                centres[shown] + offset,
+                counts[shown],
+                width=slot,
                 color=shard_color(shard),
                 label=(
                     f"shard {shard}: mean {row['mean']:.2f} s, median {row['median']:.1f} s, "
                     f"p95 {row['p95']:.1f} s, max {row['max']:.0f} s"
                 ),
             )
+        threshold = float(stats["gap_threshold"].min())
+        if threshold == threshold:
+            ax.axvline(threshold, color=MUTED, linestyle="--", linewidth=1.2)
+            ax.annotate(
+                "gap threshold (3 x median)",
+                (threshold, 1),
+                xycoords=("data", "axes fraction"),
+                xytext=(4, -4),
+                textcoords="offset points",
+                va="top",
+                fontsize=8,
+                color="#666666",
+            )
         ax.set_yscale("log")
-        ax.set_xlim(left=-0.5)
+        ax.set_ylim(bottom=0.7)  # a bin holding one interval stays visible
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        right = float(edges[-1])
+        if threshold == threshold:
+            right = max(right, threshold + (edges[1] - edges[0]) * 3)
+        ax.set_xlim(edges[0], right)
+        ax.grid(axis="x", visible=False)
         ax.xaxis.set_label_text("seconds between consecutive blocks")
-        ax.yaxis.set_label_text("blocks (log scale)")
-        ax.legend(loc="upper right")
+        ax.yaxis.set_label_text("block intervals (log scale)")
+        legend_outside(ax) if len(intervals) > 2 else ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.18)
+        )
         gaps = int(stats["gaps"].sum())
         title(ax, heading, f"{fmt_count(len(everything))} block intervals; {gaps:,} gaps (> 3 x median)")
         return ax
