@@ -2,8 +2,8 @@
 
 Starts the devnet, shows the shard layout, heads and one validator page fetched through the
 client, exports a slice of blocks, transactions, staking transactions and traces plus a
-validator snapshot to Parquet, and prints what was written with a few figures computed from
-the exported files.
+validator snapshot to Parquet, prints what was written with a few figures computed from
+the exported files, then writes the staking and throughput reports (HTML) and prints their paths.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import time
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -19,6 +20,7 @@ import pandas as pd
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.export import export
+from hmyframe.report import staking_report_async, throughput_report_async
 
 __all__ = ["register", "run"]
 
@@ -36,6 +38,9 @@ def register(subparsers: Any) -> None:
         "--slice", type=int, default=500, help="blocks exported, ending at the head (default 500)"
     )
     parser.add_argument("--seed", type=int, default=0, help="devnet seed (default 0)")
+    parser.add_argument(
+        "--history", type=int, default=5, help="epochs of staking history in the report (default 5)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -81,6 +86,20 @@ async def _demo(args: argparse.Namespace) -> None:
             out=args.out,
             options=FetchOptions(chunk_size=250),
         )
+        print(
+            "writing the reports (cached data is reused; the history's snapshots are paced to the node's limiter) ..."
+        )
+        reports = Path(args.out) / "reports"
+        staking = await staking_report_async(
+            reports / "staking.html",
+            rpc=net,
+            compare=max(0, head - 1000),
+            history=args.history,
+            cache=args.out,
+        )
+        throughput = await throughput_report_async(
+            reports / "throughput.html", start, head, shard="all", rpc=net, cache=args.out
+        )
     for line in summary.lines():
         print(line)
     tx = pd.concat(
@@ -102,6 +121,9 @@ async def _demo(args: argparse.Namespace) -> None:
         f"  {len(vals)} validators, {len(elected)} elected; median signing {elected['epoch_signing_percentage'].median():.1%}, "
         f"{below} elected below 66%"
     )
+    print("reports (open in any browser; no network needed):")
+    print(f"  staking:    {staking.resolve()}")
+    print(f"  throughput: {throughput.resolve()}")
     print(
         f"done in {time.perf_counter() - began:.1f} s; read the files with pandas, pyarrow.dataset or DuckDB"
     )

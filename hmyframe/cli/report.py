@@ -1,0 +1,111 @@
+"""``hmyframe report staking|throughput|validator``: fetch, then write one self-contained HTML report."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
+from hmyframe.report import staking_report, throughput_report, validator_report
+
+__all__ = ["register", "run"]
+
+
+def _block_or_time(text: str) -> int | str:
+    """A block number; anything else is passed on for the fetchers to judge (and name)."""
+    stripped = text.strip()
+    return int(stripped) if stripped.isdigit() else stripped
+
+
+def _shard(text: str) -> int | str:
+    stripped = text.strip().lower()
+    if stripped == "all":
+        return "all"
+    if stripped.isdigit():
+        return int(stripped)
+    raise argparse.ArgumentTypeError(f"expected a shard number or 'all', got {text!r}")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="the .html file to write")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (it is off anyway when piped)"
+    )
+    add_rpc_arguments(parser)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``report`` sub-command and its three reports."""
+    parser = subparsers.add_parser(
+        "report",
+        help="write a staking, throughput or validator report (one self-contained HTML file)",
+        description="Fetch through the normal cached fetchers, then write one HTML file with the charts "
+        "embedded: no network is needed to view or print it.",
+    )
+    reports = parser.add_subparsers(dest="report", metavar="REPORT", required=True)
+
+    staking = reports.add_parser(
+        "staking",
+        help="a validator snapshot: concentration, signing, delegation, changes, history",
+        description="Staking report of the validator snapshot at --block (default: the head).",
+    )
+    staking.add_argument("--block", type=int, default=None, help="snapshot block (default: the head)")
+    staking.add_argument(
+        "--compare", type=int, default=None, metavar="M", help="also report the changes since block M"
+    )
+    staking.add_argument(
+        "--history",
+        type=int,
+        default=None,
+        metavar="K",
+        help="also report the network's figures over the last K epochs",
+    )
+    _common(staking)
+    staking.set_defaults(handler=run)
+
+    throughput = reports.add_parser(
+        "throughput",
+        help="a block range: transactions, gas, block times, cross-shard share, staking directives",
+        description="Throughput report of blocks --start..--end of each shard.",
+    )
+    throughput.add_argument("--start", type=_block_or_time, required=True, help="first block")
+    throughput.add_argument(
+        "--end", type=_block_or_time, default=None, help="last block, inclusive (default: each shard's head)"
+    )
+    throughput.add_argument("--shard", type=_shard, default="all", help="a shard number or 'all' (default)")
+    throughput.add_argument(
+        "--freq", default="auto", help="time bucket: min, 5min, h, D... or auto (default)"
+    )
+    _common(throughput)
+    throughput.set_defaults(handler=run)
+
+    validator = reports.add_parser(
+        "validator",
+        help="one validator over the last epochs, for its operator or a delegator",
+        description="Signing per epoch, stake and delegators over time, rewards, commission and status changes.",
+    )
+    validator.add_argument("address", help="the validator, one1... or 0x...")
+    validator.add_argument(
+        "--epochs", type=int, default=10, help="epochs reported, up to the current (default 10)"
+    )
+    _common(validator)
+    validator.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report asked for and print its path."""
+    common: dict[str, Any] = {
+        "rpc": rpc_target(args),
+        "options": fetch_options(args),
+        "progress": not args.no_progress,
+    }
+    if args.report == "staking":
+        path = staking_report(
+            args.out, block=args.block, compare=args.compare, history=args.history, **common
+        )
+    elif args.report == "throughput":
+        path = throughput_report(args.out, args.start, args.end, shard=args.shard, freq=args.freq, **common)
+    else:
+        path = validator_report(args.out, args.address, epochs=args.epochs, **common)
+    print(f"wrote the {args.report} report to {path.resolve()}")
+    return 0
