@@ -146,7 +146,7 @@ def fmt_one(value: float | None, *, unit: bool = True) -> str:
     if value is None or value != value:  # None or NaN
         return "–"
     magnitude = abs(value)
-    if magnitude >= 100 or magnitude == 0:
+    if magnitude >= 100 or float(value).is_integer():
         text = f"{value:,.0f}"
     elif magnitude >= 1:
         text = f"{value:,.2f}"

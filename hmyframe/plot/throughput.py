@@ -85,10 +85,14 @@ def _range_text(frame: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
-def _per_shard(blocks: pd.DataFrame, column: str, freq: str) -> tuple[pd.DataFrame, str]:
+def _per_shard(
+    blocks: pd.DataFrame, column: str, freq: str, *, fill: bool = True
+) -> tuple[pd.DataFrame, str]:
+    """``column`` per bucket (rows) and shard (columns); a shard without blocks in a bucket
+    counts 0 (``fill``) or is left out (NaN: a ratio there is not 0 but unknown)."""
     table = metrics.buckets(blocks, freq)
-    wide = table.pivot(index="bucket", columns="shard_id", values=column).fillna(0)
-    return wide, str(table.attrs["freq"])
+    wide = table.pivot(index="bucket", columns="shard_id", values=column)
+    return (wide.fillna(0) if fill else wide), str(table.attrs["freq"])
 
 
 def transactions(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None = None) -> Axes:
@@ -137,7 +141,7 @@ def gas_utilisation(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None
         heading = "Gas utilisation"
         if _empty_range(blocks):
             return empty(ax, heading, "No blocks in this range")
-        wide, width = _per_shard(blocks, "utilisation", freq)
+        wide, width = _per_shard(blocks, "utilisation", freq, fill=False)
         x = utc_naive(wide.index)
         for shard in wide.columns:
             ax.plot(

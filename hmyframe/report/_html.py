@@ -42,6 +42,7 @@ h3 { font-size: 15px; margin: 18px 0 8px; }
 .card .label { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
 .card .value { font-size: 21px; font-weight: bold; margin-top: 2px; font-variant-numeric: tabular-nums; }
 .card .note { font-size: 12px; color: var(--muted); }
+.card .unit { font-size: 13px; font-weight: normal; color: var(--muted); }
 figure { margin: 14px 0 22px; break-inside: avoid; page-break-inside: avoid; }
 figure img { display: block; width: 100%; height: auto; max-width: 900px; }
 figcaption { font-size: 12.5px; color: var(--muted); margin-top: 4px; }
@@ -135,9 +136,12 @@ class Page:
         items = []
         for card in cards:
             note = f'<div class="note">{html.escape(card.note)}</div>' if card.note else ""
+            value = html.escape(card.value)
+            if value.endswith(" ONE"):  # the unit smaller, so long amounts keep to one line
+                value = value[:-4] + ' <span class="unit">ONE</span>'
             items.append(
                 f'<div class="card"><div class="label">{html.escape(card.label)}</div>'
-                f'<div class="value">{html.escape(card.value)}</div>{note}</div>'
+                f'<div class="value">{value}</div>{note}</div>'
             )
         self.parts.append(f'<div class="cards">{"".join(items)}</div>')
 

@@ -18,7 +18,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,9 @@ class _Cdp:
                 if data.get("method") == "Page.loadEventFired":
                     self.loaded.set()
 
-    async def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> Any:
+    async def send(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> Any:
         ident = next(self.ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[ident] = future
@@ -100,22 +103,22 @@ class _Cdp:
         return reply.get("result", {})
 
 
-@contextlib.asynccontextmanager
-async def chromium() -> AsyncIterator[str]:
+@contextlib.contextmanager
+def chromium() -> Iterator[str]:
     """Start Chromium with a fresh profile; yield its DevTools websocket URL."""
     assert CHROMIUM, "chromium is not installed (.ci/run installs Debian's chromium)"
-    profile = tempfile.mkdtemp(prefix="hmyframe-chromium-")
-    process = subprocess.Popen(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    profile = Path(tempfile.mkdtemp(prefix="hmyframe-chromium-"))
+    log = profile / "stderr.log"
+    # stderr goes to a file, not a pipe: a pipe nobody reads would block a chatty browser
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile / 'profile'}", "about:blank"],
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            start_new_session=True,
+        )
     try:
-        assert process.stderr is not None
-        url = await asyncio.wait_for(asyncio.to_thread(_devtools_url, process.stderr), 60)
-        yield url
+        yield _devtools_url(process, log)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
@@ -127,22 +130,34 @@ async def chromium() -> AsyncIterator[str]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def _devtools_url(stream: Any) -> str:
-    for line in stream:
-        found = re.search(r"DevTools listening on (ws://\S+)", line)
+def _devtools_url(process: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"DevTools listening on (ws://\S+)", log.read_text(errors="replace"))
         if found:
             return found.group(1)
-    raise RuntimeError("chromium exited without a DevTools endpoint")
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"chromium exited ({process.returncode}): {log.read_text(errors='replace')[-2000:]}"
+            )
+        time.sleep(0.05)
+    raise RuntimeError("chromium gave no DevTools endpoint within a minute")
 
 
-async def open_page(path: Path, *, width: int = 1100) -> PageReport:
+def open_page(path: Path, *, width: int = 1100) -> PageReport:
     """Load ``path`` offline in headless Chromium and report what it shows."""
-    async with chromium() as endpoint, aiohttp.ClientSession() as http, http.ws_connect(endpoint, max_msg_size=0) as ws:
+    uri = path.resolve().as_uri()
+    with chromium() as endpoint:
+        return asyncio.run(asyncio.wait_for(_drive(endpoint, uri, width), 180))
+
+
+async def _drive(endpoint: str, uri: str, width: int) -> PageReport:
+    async with aiohttp.ClientSession() as http, http.ws_connect(endpoint, max_msg_size=0) as ws:
         cdp = _Cdp(ws)
         target = await cdp.send("Target.createTarget", {"url": "about:blank"})
-        session = (await cdp.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}))[
-            "sessionId"
-        ]
+        session = (
+            await cdp.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+        )["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             await cdp.send(f"{domain}.enable", session=session)
         await cdp.send(
@@ -156,11 +171,19 @@ async def open_page(path: Path, *, width: int = 1100) -> PageReport:
             session=session,
         )
         cdp.loaded.clear()
-        await cdp.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
+        await cdp.send("Page.navigate", {"url": uri}, session=session)
         await asyncio.wait_for(cdp.loaded.wait(), 60)
-        images = json.loads((await cdp.send("Runtime.evaluate", {"expression": CHECK_IMAGES}, session=session))["result"]["value"])
-        title = (await cdp.send("Runtime.evaluate", {"expression": "document.title"}, session=session))["result"]["value"]
-        text = (await cdp.send("Runtime.evaluate", {"expression": "document.body.innerText"}, session=session))["result"]["value"]
+        images = json.loads(
+            (await cdp.send("Runtime.evaluate", {"expression": CHECK_IMAGES}, session=session))["result"][
+                "value"
+            ]
+        )
+        title = (await cdp.send("Runtime.evaluate", {"expression": "document.title"}, session=session))[
+            "result"
+        ]["value"]
+        text = (
+            await cdp.send("Runtime.evaluate", {"expression": "document.body.innerText"}, session=session)
+        )["result"]["value"]
         metrics = await cdp.send("Page.getLayoutMetrics", session=session)
         height = int(metrics["cssContentSize"]["height"])
         await cdp.send(
@@ -168,7 +191,9 @@ async def open_page(path: Path, *, width: int = 1100) -> PageReport:
             {"width": width, "height": min(height, 16000), "deviceScaleFactor": 1, "mobile": False},
             session=session,
         )
-        shot = await cdp.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
+        shot = await cdp.send(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session
+        )
         pdf = await cdp.send("Page.printToPDF", {"printBackground": True}, session=session)
         cdp.reader.cancel()
     errors: list[str] = []
@@ -176,7 +201,9 @@ async def open_page(path: Path, *, width: int = 1100) -> PageReport:
     for event in cdp.events:
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+            errors.append(
+                " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+            )
         elif method == "Runtime.exceptionThrown":
             errors.append(str(params.get("exceptionDetails", {}).get("text")))
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
