@@ -208,6 +208,13 @@ def test_demo_exports_and_summarises(tmp_path: Path, capsys: pytest.CaptureFixtu
             f"{name}__0000000250_0000000299.parquet",
         ]
     assert (out / cid / "validators" / "shard0" / "validators__at_0000000299.parquet").is_file()
+    # the staking and throughput reports, written and their paths printed
+    for name in ("staking", "throughput"):
+        path = (out / "reports" / f"{name}.html").resolve()
+        assert f"{name}:".ljust(12) + f"{path}\n" in stdout
+        assert "no network is needed to view or print it" in path.read_text()
+    assert "Changes since block 0 (epoch 0)" in (out / "reports" / "staking.html").read_text()
+    assert "shard 1: blocks 200–299" in (out / "reports" / "throughput.html").read_text()
 
 
 # --------------------------------------------------------------------------- errors

@@ -1,0 +1,120 @@
+"""``hmyframe report staking|throughput|validator`` end to end against a devnet, in process."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hmyframe.cli import main
+from hmyframe.devnet import Chain, Devnet
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "default-cache"
+    monkeypatch.setenv("HMYFRAME_CACHE", str(root))
+    monkeypatch.delenv("HMYFRAME_RPC", raising=False)
+    return root
+
+
+@pytest.fixture(scope="module")
+def net() -> Iterator[Devnet]:
+    with Devnet(blocks=600, seed=3, validator_rate_limit=False) as devnet:
+        yield devnet
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_report_staking(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r" / "staking.html"
+    code, stdout, stderr = run(
+        ["report", "staking", "--rpc", net.url, "--compare", "399", "--history", "1", "--out", str(out)],
+        capsys,
+    )
+    assert code == 0, stderr
+    assert stdout == f"wrote the staking report to {out.resolve()}\n"
+    text = out.read_text()
+    assert "Validator snapshot at block 599 (epoch 2)" in text
+    assert "Changes since block 399 (epoch 1)" in text
+    assert "History over 1 epochs" in text
+
+
+def test_report_throughput(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "throughput.html"
+    code, stdout, stderr = run(
+        [
+            "report",
+            "throughput",
+            "--rpc",
+            net.url,
+            "--start",
+            "500",
+            "--end",
+            "599",
+            "--shard",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert code == 0, stderr
+    assert stdout.startswith("wrote the throughput report to ")
+    truth = Chain(blocks=600, seed=3)
+    count = sum(len(truth.block(1, n).transactions) for n in range(500, 600))
+    text = out.read_text()
+    assert re.search(rf'Transactions</div><div class="value">{count:,}<', text)
+    assert "shard 1: blocks 500–599" in text
+    assert "shard 0" not in text.split("<h2>")[0]
+
+
+def test_report_validator(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    address = Chain(blocks=600, seed=3).validators(599)[0].address
+    out = tmp_path / "v.html"
+    code, _, stderr = run(
+        ["report", "validator", address, "--rpc", net.url, "--epochs", "3", "--out", str(out)], capsys
+    )
+    assert code == 0, stderr
+    text = out.read_text()
+    assert address in text
+    assert "Summary at epoch 2 (block 599)" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["report", "staking", "--out", "x.csv"], "out must name an .html file, got 'x.csv'"),
+        (
+            ["report", "staking", "--history", "0", "--out", "x.html"],
+            "history must be a number of epochs >= 1",
+        ),
+        (["report", "validator", "0x12", "--out", "v.html"], "0x address has exactly 40 hex digits"),
+        (["report", "throughput", "--start", "yesterday", "--end", "9", "--out", "t.html"], "yesterday"),
+    ],
+)
+def test_report_errors_are_one_line(
+    net: Devnet, argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, stdout, stderr = run([*argv, "--rpc", net.url], capsys)
+    assert code == 1
+    assert stdout == ""
+    assert stderr.startswith("hmyframe report: error: ")
+    assert message in stderr
+    assert stderr.count("\n") == 1
+
+
+def test_report_needs_a_kind_and_an_out(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["report"])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["report", "staking"])
+    assert "--out" in capsys.readouterr().err
