@@ -601,7 +601,15 @@ def history(network: pd.DataFrame, metric: str = "nakamoto", *, ax: Axes | None 
                     zorder=3,
                 )
             count_axis(ax, "y", "validators to exceed 1/3 of votes")
-            ax.set_ylim(bottom=0)
+            highest = max(
+                [float(np.nanmax(y))]
+                + [
+                    float(np.nanmax(floats(network[c]).to_numpy()))
+                    for c in shards
+                    if floats(network[c]).notna().any()
+                ]
+            )
+            ax.set_ylim(0, highest * 1.15 + 1)  # headroom: the top line stays off the frame
             ax.legend(loc="lower left")
             subtitle += f"; latest {int(y[-1]) if not math.isnan(y[-1]) else '–'}"
         else:
@@ -711,6 +719,8 @@ def validator_history(rows: pd.DataFrame, metric: str = "signing", *, ax: Axes |
                 )
             values = amount_one(rows, column).to_numpy()
             ax.plot(x, values, marker="o", linewidth=2, color=PALETTE[0])
+            top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+            ax.set_ylim(0, top * 1.15 if top > 0 else 1.0)  # amounts are never negative
             one_axis(ax, "y", "stake (ONE)" if metric == "stake" else "lifetime reward (ONE)")
             subtitle += f"; latest {fmt_one(float(values[-1]))}"
         elif metric == "delegators":
