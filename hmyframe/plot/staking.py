@@ -61,6 +61,13 @@ def _check_top(top: object) -> None:
         raise ConfigError(f"top must be a positive integer, got {short_repr(top)}")
 
 
+def _check_width(width: object) -> None:
+    if isinstance(width, bool) or not isinstance(width, int | float) or not 0 < width <= 1:
+        raise ConfigError(
+            f"width must be a rate step between 0 and 1 (0.01 = one point), got {short_repr(width)}"
+        )
+
+
 def _label(name: object, address: object, width: int = 26) -> str:
     text = str(name) if isinstance(name, str) and name.strip() else str(address)[:12] + "…"
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -394,16 +401,23 @@ def status_breakdown(
         return ax
 
 
-def commission_distribution(validators: pd.DataFrame, *, bins: int = 20, ax: Axes | None = None) -> Axes:
-    """Histogram of the validators' current commission rates, median marked."""
+def commission_distribution(validators: pd.DataFrame, *, width: float = 0.01, ax: Axes | None = None) -> Axes:
+    """Histogram of the validators' current commission rates, median marked.
+
+    Bars are ``width`` wide (1 point of percentage by default) and centred on whole multiples
+    of it, so the usual round rates (5 %, 10 %...) each get their own bar.
+    """
+    _check_width(width)
     with style():
         ax = axes(ax)
         heading = "Commission rates"
         rates = floats(validators["rate"]).dropna().to_numpy() if "rate" in validators else np.array([])
         if not len(rates):
             return empty(ax, heading, "No validators (no commission rate) in this snapshot")
-        top = max(0.05, float(np.ceil(rates.max() * 20) / 20))
-        ax.hist(rates, bins=np.linspace(0, top, bins + 1).tolist(), color=PALETTE[0], edgecolor="white")
+        steps = int(np.ceil(float(rates.max()) / width + 1e-9)) + 1
+        edges = (np.arange(steps + 1) - 0.5) * width
+        ax.hist(rates, bins=edges.tolist(), color=PALETTE[0], edgecolor="white")
+        ax.set_xlim(edges[0], max(float(edges[-1]), 0.05))
         median = float(np.median(rates))
         ax.axvline(median, color=PALETTE[1], linewidth=1.5)
         ax.annotate(

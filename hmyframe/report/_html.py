@@ -60,7 +60,11 @@ footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px
   @page { size: A4; margin: 14mm; }
   main { max-width: none; padding: 0; }
   body { font-size: 11pt; }
-  h2 { break-after: avoid; page-break-after: avoid; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  figure img { width: auto; max-width: 100%; max-height: 118mm; margin: 0 auto; }
+  p.note { break-after: avoid; }
+  table { font-size: 8.5pt; }
+  td.mono { font-size: 7pt; min-width: 48mm; }
   .cards { grid-template-columns: repeat(3, 1fr); }
 }
 """
