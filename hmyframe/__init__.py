@@ -7,7 +7,10 @@ Quick tour::
     vals = hmyframe.validators(rpc="devnet")             # the validator snapshot at the head
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
 
-Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
+Every fetcher has an async twin in :mod:`hmyframe.aio`. Analysis lives in
+:mod:`hmyframe.metrics` (pure functions), :mod:`hmyframe.plot` (matplotlib) and
+:mod:`hmyframe.report` (one-file HTML reports); :func:`staking_history` fetches validator
+snapshots epoch by epoch. Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once.
 """
 
@@ -75,6 +78,20 @@ __all__ = [
     "validators",
     "voting_power",
 ]
+
+
+#: Subpackages loaded on first use (``hmyframe.plot`` imports matplotlib).
+_LAZY = ("metrics", "plot", "report")
+
+
+def __getattr__(name: str) -> object:
+    """``hmyframe.metrics``, ``hmyframe.plot`` and ``hmyframe.report`` without importing them
+    (and matplotlib) with every ``import hmyframe``."""
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"hmyframe.{name}")
+    raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
 
 
 def schema(name: str) -> object:

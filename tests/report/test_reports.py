@@ -201,3 +201,18 @@ def test_compare_must_precede_the_snapshot(written: Written, tmp_path: Path) -> 
 def test_chromium_is_installed() -> None:
     assert CHROMIUM, "Debian's chromium is needed for the report tests (.ci/run installs it)"
     assert isinstance(pd.Timestamp.now(tz="UTC"), pd.Timestamp)
+
+
+def test_analysis_subpackages_load_on_first_use() -> None:
+    """``import hmyframe`` does not import matplotlib; hmyframe.plot / .report / .metrics load when used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, hmyframe; assert 'matplotlib' not in sys.modules; "
+        "assert hmyframe.metrics.gini([1, 2, 3, 4]) == 0.25; "
+        "assert callable(hmyframe.report.staking_report) and callable(hmyframe.plot.history); "
+        "assert 'matplotlib' in sys.modules; print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "ok\n", done.stderr
