@@ -99,6 +99,14 @@ async def current_epoch(session: Session) -> int:
         raise ResponseShapeError("getEpoch", "result", raw, "an epoch number") from None
 
 
+def _block_number(raw: Any) -> int:
+    """An ``epochLastBlock`` answer as an int (a JSON number; hex text accepted)."""
+    try:
+        return parse_int(raw)
+    except Bad:
+        raise ResponseShapeError("epochLastBlock", "result", raw, "a block number") from None
+
+
 async def epoch_of_block(session: Session, block: int) -> int:
     """The epoch of shard-0 ``block``: its header's ``epoch``, or (early-2020 headers lack it)
     the first epoch whose ``epochLastBlock`` is at or after the block."""
@@ -108,7 +116,7 @@ async def epoch_of_block(session: Session, block: int) -> int:
     lo, hi = 0, await current_epoch(session)
     while lo < hi:
         mid = (lo + hi) // 2
-        last = parse_int(await session.methods.epoch_last_block(mid))
+        last = _block_number(await session.methods.epoch_last_block(mid))
         if last >= block:
             hi = mid
         else:
@@ -165,10 +173,7 @@ async def epoch_last_blocks(session: Session, epochs: Sequence[int]) -> dict[int
             out[epoch] = (last, last < head)
         return out
     for epoch, raw in zip(epochs, answers, strict=True):
-        try:
-            last = parse_int(raw)
-        except Bad:
-            raise ResponseShapeError("epochLastBlock", "result", raw, "a block number") from None
+        last = _block_number(raw)
         out[epoch] = (min(last, head), last <= head)
     return out
 
