@@ -14,6 +14,7 @@ under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once.
 from __future__ import annotations
 
 from hmyframe import aio
+from hmyframe.amounts import to_one
 from hmyframe.api import (
     blocks,
     delegations,
@@ -62,6 +63,7 @@ __all__ = [
     "shards",
     "signers",
     "staking_transactions",
+    "to_one",
     "to_pandas",
     "traces",
     "traces_by_hash",
