@@ -8,36 +8,21 @@ Quick tour::
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
 
 Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
-under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once.
+under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
+cache or export folder back.
 """
 
 from __future__ import annotations
 
 from hmyframe import aio
 from hmyframe.amounts import to_one
-from hmyframe.api import (
-    blocks,
-    delegations,
-    fetch,
-    head,
-    pending_cx_receipts,
-    shards,
-    signers,
-    staking_transactions,
-    traces,
-    traces_by_hash,
-    transactions,
-    transactions_by_hash,
-    tx_counts,
-    undelegations,
-    validators,
-    voting_power,
-)
+from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
 from hmyframe.cache import Cache
-from hmyframe.datasets import DATASETS, to_pandas
-from hmyframe.datasets import get as dataset
+from hmyframe.datasets import DATASETS, Dataset, to_pandas
 from hmyframe.engine import FetchOptions, NotFoundWarning, Session
+from hmyframe.engine._public import REGISTRY as _REGISTRY
 from hmyframe.errors import HmyframeError
+from hmyframe.reader import read
 from hmyframe.rpc import Client, RetryPolicy
 
 __version__ = "0.1.0"
@@ -53,27 +38,35 @@ __all__ = [
     "Session",
     "__version__",
     "aio",
-    "blocks",
     "dataset",
-    "delegations",
-    "fetch",
-    "head",
-    "pending_cx_receipts",
+    "read",
     "schema",
-    "shards",
-    "signers",
-    "staking_transactions",
     "to_one",
     "to_pandas",
-    "traces",
-    "traces_by_hash",
-    "transactions",
-    "transactions_by_hash",
-    "tx_counts",
-    "undelegations",
-    "validators",
-    "voting_power",
+    *_REGISTRY,
 ]
+
+
+def dataset(name: str) -> Dataset:
+    """The dataset called ``name``: its schema, sort order, source and conversion.
+
+    Parameters
+    ----------
+    name
+        A dataset name (``hmyframe.DATASETS`` lists them).
+
+    Returns
+    -------
+    hmyframe.datasets.Dataset
+
+    Raises
+    ------
+    ConfigError
+        If there is no such dataset; the message lists the valid names.
+    """
+    from hmyframe.datasets import get
+
+    return get(name)
 
 
 def schema(name: str) -> object:

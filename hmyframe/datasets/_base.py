@@ -25,15 +25,16 @@ __all__ = [
     "AMOUNT",
     "SHARED",
     "TIMESTAMP",
+    "BlockDetail",
     "ConvertContext",
     "Dataset",
-    "Source",
     "FetchKind",
-    "BlockDetail",
+    "Source",
     "column",
     "describe",
     "one_column",
     "one_of",
+    "one_values",
     "schema_fingerprint",
     "shared",
 ]
@@ -290,7 +291,9 @@ class Dataset:
         for f in self.schema:
             base = one_of(f)
             if base is not None and (base not in self.schema.names or self.schema.field(base).type != AMOUNT):
-                raise ConfigError(f"dataset {self.name!r}: {f.name} is the companion of no exact column {base!r}")
+                raise ConfigError(
+                    f"dataset {self.name!r}: {f.name} is the companion of no exact column {base!r}"
+                )
 
     def decode(self, payloads: Sequence[bytes]) -> Any:
         """Decode raw payload bytes once (they may then feed several :meth:`build` calls).
@@ -362,15 +365,19 @@ class Dataset:
         return self.build(self.decode(payloads), ctx)
 
 
+def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
+    return pa.array(
+        [None if v is None else int(v) / _ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
+    )
+
+
 def _derived(f: pa.Field, columns: Mapping[str, pa.Array]) -> pa.Array:
     """A column the builder left out: the ONE companion of an exact column."""
     base = one_of(f)
     if base is None:
         raise KeyError(f.name)  # a builder bug: every other column is the builder's
-    exact = columns[base]
-    return pa.array(
-        [None if v is None else int(v) / _ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
-    )
+    return one_values(columns[base])
 
 
 def _check_payloads(payloads: Sequence[bytes], what: str) -> Sequence[bytes]:

@@ -6,7 +6,7 @@ import re
 
 import pyarrow as pa
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import constant, gather, tx_common_columns
 from ._convert import (
     Where,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import constant
 from ._convert import (
     Where,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import gather, shard_column, tx_common_columns
 from ._convert import address_arrays, amount_array, hash_array, hex_data_array, one_float_array, parse_ints
 from ._decode import DecodedBlocks, Tx, decode_blocks, require

@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import Where, address_arrays, amount_array, as_list, int_array, one_float_array, parse_ints
 from ._decode import require
 from ._validators import DecodedValidators, decode_validators, delegation_rows, pick

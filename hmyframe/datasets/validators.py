@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from hmyframe.errors import ResponseShapeError
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import (
     Bad,
     Where,

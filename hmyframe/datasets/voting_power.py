@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._base import one_column, AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import (
     Bad,
     Where,

@@ -404,9 +404,7 @@ async def test_a_node_numbering_validator_pages_from_one_loses_and_repeats_nothi
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
-        vals = await hmyframe.aio.validators(
-            rpc=f"http://127.0.0.1:{port}", cache=False, options=UNPACED
-        )
+        vals = await hmyframe.aio.validators(rpc=f"http://127.0.0.1:{port}", cache=False, options=UNPACED)
     finally:
         await runner.cleanup()
     truth = {v.address.lower() for v in devnet_truth.validators(devnet_truth.head(0))}
