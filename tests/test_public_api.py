@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import hmyframe
-from hmyframe import FetchOptions, aio, api
+from hmyframe import FetchOptions, aio
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine._public import REGISTRY
 from hmyframe.errors import ConfigError

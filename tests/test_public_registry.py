@@ -105,7 +105,8 @@ def test_help_shows_the_real_signature_and_names() -> None:
 
 def test_nothing_shadows_a_module_or_is_misnamed() -> None:
     assert isinstance(hmyframe.engine, types.ModuleType)
-    assert callable(hmyframe.fetch) and hmyframe.fetch.__name__ == "fetch"
+    assert callable(hmyframe.fetch)
+    assert hmyframe.fetch.__name__ == "fetch"
     assert hmyframe.dataset.__name__ == "dataset"
     assert hmyframe.dataset("blocks") is DATASETS["blocks"]
     assert hmyframe.read.__name__ == "read"

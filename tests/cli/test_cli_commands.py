@@ -220,7 +220,10 @@ def test_demo_exports_and_summarises(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["export", "blocks", "--start", "10", "--end", "5"], "end block 5 is before start block 10"),
         (["export", "blocks", "--start", "ten"], "start 'ten' is not understood"),
         (["export", "blocks", "--start=-50:", "--end", "9"], "start '-50:' is already a whole range"),
-        (["export", "blocks", "--start", "2100-01-01"], "shard 0 has no block at or after 2100-01-01 00:00:00"),
+        (
+            ["export", "blocks", "--start", "2100-01-01"],
+            "shard 0 has no block at or after 2100-01-01 00:00:00",
+        ),
         (
             ["export", "blocks", "--start", "0", "--end", "999"],
             "end block 999 is beyond the last fetchable block 399",
