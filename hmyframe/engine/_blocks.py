@@ -214,8 +214,9 @@ def parse_range(start: object, end: object) -> tuple[Bound, Bound | None]:
 
 
 #: Distances from the interpolated guess probed in each round of a time search, and the number
-#: of evenly spaced probes (see :meth:`_Finder.first_at`): on simulated chains of 10 million
-#: blocks with irregular block times this takes 3 to 7 rounds, about 55 headers in all.
+#: of evenly spaced probes (see :meth:`_Finder.first_at`). ``bench/time_search.py`` counts the
+#: requests on simulated chains: 2 for regular block times, 5 to 7 with irregular ones (about 50
+#: headers in all), where a binary search asks 24 one header at a time.
 _STEPS = (4, 16, 64, 256)
 _GRID = 7
 

@@ -508,6 +508,8 @@ def _public(
     """Document a hand-written public coroutine from :data:`PARAMETERS` and register it."""
 
     def decorate(function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+        # annotations evaluated, as help() and IDEs should show them (not as strings)
+        function.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
         function.__doc__ = _doc(
             summary, parameters, "lookup" if kind == "lookup" else "range", returns, notes, example
         )
