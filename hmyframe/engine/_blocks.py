@@ -30,7 +30,7 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
@@ -84,10 +84,7 @@ def _number(text: str, what: str, original: object) -> int | None:
     m = _NUMBER.fullmatch(text.replace("_", ""))
     if m is None:
         return None
-    try:
-        value = Decimal(m[1]) * _SCALE[m[2].lower()]
-    except InvalidOperation:  # pragma: no cover - the pattern only lets decimals through
-        return None
+    value = Decimal(m[1]) * _SCALE[m[2].lower()]
     if value != value.to_integral_value():
         raise _bad(what, original, "not a whole block number")
     return int(value)
