@@ -7,40 +7,25 @@ Quick tour::
     vals = hmyframe.validators(rpc="devnet")             # the validator snapshot at the head
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
 
-Every fetcher has an async twin in :mod:`hmyframe.aio`. Analysis lives in
-:mod:`hmyframe.metrics` (pure functions), :mod:`hmyframe.plot` (matplotlib) and
-:mod:`hmyframe.report` (one-file HTML reports); :func:`staking_history` fetches validator
-snapshots epoch by epoch. Fetched ranges are cached as Parquet
-under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once.
+Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
+under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
+cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
+:mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
+:func:`staking_history` fetches validator snapshots epoch by epoch.
 """
 
 from __future__ import annotations
 
 from hmyframe import aio
-from hmyframe.api import (
-    blocks,
-    delegations,
-    fetch,
-    head,
-    pending_cx_receipts,
-    shards,
-    signers,
-    staking_history,
-    staking_transactions,
-    traces,
-    traces_by_hash,
-    transactions,
-    transactions_by_hash,
-    tx_counts,
-    undelegations,
-    validators,
-    voting_power,
-)
+from hmyframe.amounts import to_one
+from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
+from hmyframe.api import staking_history as staking_history
 from hmyframe.cache import Cache
-from hmyframe.datasets import DATASETS, to_pandas
-from hmyframe.datasets import get as dataset
+from hmyframe.datasets import DATASETS, Dataset, to_pandas
 from hmyframe.engine import FetchOptions, NotFoundWarning, Session, StakingHistory
+from hmyframe.engine._public import REGISTRY as _REGISTRY
 from hmyframe.errors import HmyframeError
+from hmyframe.reader import read
 from hmyframe.rpc import Client, RetryPolicy
 
 __version__ = "0.1.0"
@@ -57,27 +42,36 @@ __all__ = [
     "StakingHistory",
     "__version__",
     "aio",
-    "blocks",
     "dataset",
-    "delegations",
-    "fetch",
-    "head",
-    "pending_cx_receipts",
+    "read",
     "schema",
-    "shards",
-    "signers",
     "staking_history",
-    "staking_transactions",
+    "to_one",
     "to_pandas",
-    "traces",
-    "traces_by_hash",
-    "transactions",
-    "transactions_by_hash",
-    "tx_counts",
-    "undelegations",
-    "validators",
-    "voting_power",
+    *_REGISTRY,
 ]
+
+
+def dataset(name: str) -> Dataset:
+    """The dataset called ``name``: its schema, sort order, source and conversion.
+
+    Parameters
+    ----------
+    name
+        A dataset name (``hmyframe.DATASETS`` lists them).
+
+    Returns
+    -------
+    hmyframe.datasets.Dataset
+
+    Raises
+    ------
+    ConfigError
+        If there is no such dataset; the message lists the valid names.
+    """
+    from hmyframe.datasets import get
+
+    return get(name)
 
 
 #: Subpackages loaded on first use (``hmyframe.plot`` imports matplotlib).

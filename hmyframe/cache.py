@@ -43,6 +43,7 @@ __all__ = [
     "CacheEntry",
     "CacheWarning",
     "DatasetLike",
+    "cover",
     "default_root",
 ]
 
@@ -172,17 +173,7 @@ class Cache:
                     )
                 continue
             candidates.append((entry.start, entry.end, entry.path))
-        candidates.sort(key=lambda c: (c[0], -(c[1] - c[0])))
-        cover: list[tuple[int, int, Path]] = []
-        for start, end, path in candidates:
-            if cover and start <= cover[-1][1]:
-                if end <= cover[-1][1]:
-                    continue  # contained in the previous file
-                # partial overlap: keep the earlier file, the later one is only used where
-                # it adds blocks -- represent that by clipping its start.
-                start = cover[-1][1] + 1
-            cover.append((start, end, path))
-        return cover
+        return cover(candidates)
 
     def missing(
         self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int
@@ -403,6 +394,23 @@ class Cache:
                 tmp.unlink()
             raise CacheError(f"cannot write cache file {path}: {exc}") from exc
         _remove_orphans(path)
+
+
+def cover(candidates: list[tuple[int, int, Path]]) -> list[tuple[int, int, Path]]:
+    """Range files ``(start, end, path)`` as a non-overlapping cover sorted by block.
+
+    Where files overlap (two processes wrote the same blocks) the widest file wins; a file that
+    only partly overlaps the one before it is used from the block after that one (its start is
+    clipped), so each block is read from exactly one file.
+    """
+    out: list[tuple[int, int, Path]] = []
+    for start, end, path in sorted(candidates, key=lambda c: (c[0], -(c[1] - c[0]))):
+        if out and start <= out[-1][1]:
+            if end <= out[-1][1]:
+                continue  # contained in the previous file
+            start = out[-1][1] + 1
+        out.append((start, end, path))
+    return out
 
 
 def _remove_orphans(path: Path) -> None:

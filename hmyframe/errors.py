@@ -4,7 +4,8 @@ The hierarchy::
 
     HmyframeError                      root: ``except HmyframeError`` catches all of ours
     ├── ConfigError (ValueError)       bad argument or setting given by the caller
-    │   └── AddressError               not a valid one1 (bech32) or 0x address
+    │   ├── AddressError               not a valid one1 (bech32) or 0x address
+    │   └── AmountError                not an exact integer amount, or beyond decimal128(38, 0)
     ├── TransportError                 the request did not get a JSON-RPC answer
     │   ├── HTTPStatusError            non-2xx HTTP status (after retries)
     │   └── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
@@ -29,6 +30,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 __all__ = [
     "AddressError",
+    "AmountError",
     "CacheError",
     "ConfigError",
     "ConnectionFailedError",
@@ -96,6 +98,13 @@ class HmyframeError(Exception):
 
 class ConfigError(HmyframeError, ValueError):
     """A bad argument or setting given by the caller (range, shard, dataset name, URL...)."""
+
+
+class AmountError(ConfigError):
+    """A value that is not an exact integer amount of atto, or does not fit ``decimal128(38, 0)``.
+
+    Raised by the ``atto`` dtype (:mod:`hmyframe.amounts`) with the offending value in the message.
+    """
 
 
 class AddressError(ConfigError):

@@ -29,8 +29,10 @@ import pyarrow.parquet as pq
 from hmyframe import datasets as ds
 from hmyframe.cache import Cache
 from hmyframe.engine import FetchOptions, Session
+from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import RANGE_DATASETS, fetch_range
+from hmyframe.engine._public import ShardSpec, _label, _shard_ids, _shard_spec
+from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
 
@@ -55,10 +57,9 @@ class ExportSummary:
     ----------
     chain_id
         The chain's cache key (first 16 hex digits of its genesis hash).
-    shard
-        Shard exported (snapshots are always shard 0).
-    start, end
-        Block range exported (``None`` when only snapshots were asked for).
+    ranges
+        Block range exported per shard (``{}`` when only snapshots were asked for; snapshots
+        are always of shard 0).
     snapshot_block
         Block of the validator snapshot, if one was exported.
     fetched_blocks
@@ -70,9 +71,7 @@ class ExportSummary:
     """
 
     chain_id: str
-    shard: int
-    start: int | None
-    end: int | None
+    ranges: dict[int, tuple[int, int]]
     snapshot_block: int | None
     fetched_blocks: int
     seconds: float
@@ -80,13 +79,20 @@ class ExportSummary:
 
     def lines(self) -> list[str]:
         """A short human-readable account, one line per dataset plus a header."""
-        where = f"blocks {self.start}..{self.end} of shard {self.shard}" if self.start is not None else ""
-        snap = f"validator snapshot at block {self.snapshot_block}" if self.snapshot_block is not None else ""
-        rate = self.fetched_blocks / self.seconds if self.seconds > 0 else 0.0
-        out = [
-            f"chain {self.chain_id}: {', '.join(p for p in (where, snap) if p)}; "
-            f"fetched {self.fetched_blocks} blocks in {self.seconds:.1f} s ({rate:,.0f} blocks/s), rest from cache"
-        ]
+        parts = [f"blocks {a}..{b} of shard {s}" for s, (a, b) in self.ranges.items()]
+        if self.snapshot_block is not None:
+            parts.append(f"validator snapshot at block {self.snapshot_block}")
+        if not self.ranges:
+            timing = f"done in {self.seconds:.1f} s"
+        elif self.fetched_blocks == 0:
+            timing = f"every block from the cache ({self.seconds:.1f} s)"
+        else:
+            rate = self.fetched_blocks / self.seconds if self.seconds > 0 else 0.0
+            timing = (
+                f"fetched {self.fetched_blocks:,} blocks in {self.seconds:.1f} s ({rate:,.0f} blocks/s), "
+                "rest from cache"
+            )
+        out = [f"chain {self.chain_id}: {', '.join(parts)}; {timing}"]
         for item in self.datasets.values():
             folder = os.path.commonpath([str(p.parent) for p in item.files]) if item.files else "-"
             out.append(
@@ -98,9 +104,9 @@ class ExportSummary:
 
 async def export(
     datasets: Sequence[str],
-    start: int | None = None,
-    end: int | None = None,
-    shard: int = 0,
+    start: object = None,
+    end: object = None,
+    shard: ShardSpec = 0,
     *,
     block: int | None = None,
     rpc: object = None,
@@ -119,9 +125,10 @@ async def export(
         Names among the range datasets (blocks, transactions, staking_transactions, signers,
         traces) and the snapshot datasets (validators, voting_power, delegations, undelegations).
     start, end
-        Inclusive block range for range datasets (``end=None``: the head).
+        Block range of the range datasets, in any form the fetchers take (block numbers, dates
+        and times in UTC, ``"-1000:"``...; see :func:`hmyframe.blocks`); ``end=None``: the head.
     shard
-        Shard of the range datasets.
+        Shard(s) of the range datasets: an id, a list of ids or ``"all"`` (fetched concurrently).
     block
         Block of the validator snapshot (``None``: the head).
     rpc, trace_rpc, options, progress
@@ -155,6 +162,9 @@ async def export(
     snap_names = [n for n in names if n in SNAPSHOT_DATASETS]
     if range_names and start is None:
         raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
+    if range_names:
+        parse_range(start, end)  # a spec that is not understood fails before any request
+    spec = _shard_spec(shard)
     root = Path(out) if out is not None and format == "parquet" else Path(cache) if cache else None
     store = Cache(root) if root is not None else Cache()
     began = time.perf_counter()
@@ -165,29 +175,26 @@ async def export(
         fetched += blocks
 
     snapshot_block: int | None = None
+    ranges: dict[int, tuple[int, int]] = {}
     async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
         chain_id = await session.chain_id()
         if range_names:
-            assert start is not None
-            if end is None:
-                end = await session.head(shard) - (1 if "signers" in range_names else 0)
-            with Progress.make(progress, f"export shard {shard}") as bar:
+            ids = await _shard_ids(session, spec)
+            with Progress.make(progress, _label("export", ids)) as bar:
 
                 def tick(blocks: int) -> None:
                     count(blocks)
                     bar.update(blocks)
 
-                await fetch_range(
-                    session, range_names, start, end, shard, progress=tick, on_plan=bar.plan, collect=False
+                ranges, _ = await fetch_shards(
+                    session, range_names, start, end, ids, progress=tick, on_plan=bar.plan, collect=False
                 )
         if snap_names:
             snapshot_block, _ = await fetch_snapshot(session, snap_names, block)
         chain_id = await session.chain_id()  # a fetch may have found the URL serving another chain
     summary = ExportSummary(
         chain_id=chain_id,
-        shard=shard,
-        start=start if range_names else None,
-        end=end if range_names else None,
+        ranges=ranges,
         snapshot_block=snapshot_block,
         fetched_blocks=fetched,
         seconds=time.perf_counter() - began,
@@ -198,12 +205,10 @@ async def export(
         item = ExportedDataset(name)
         dataset = ds.get(name)
         entries = {e.path: e for e in store.entries(chain_id, name) if e.status == "ok"}
-        if name in RANGE_DATASETS:
-            assert start is not None
-            assert end is not None
+        for shard_id, (start, end) in ranges.items() if name in RANGE_DATASETS else ():
             # the cache's own non-overlapping cover, clipped to the range: a file cached by an
             # earlier, wider fetch holds blocks outside it, which are neither counted nor exported
-            for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard, report=False):
+            for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard_id, report=False):
                 entry = entries.get(path)
                 if entry is None or c_end < start or c_start > end:
                     continue
@@ -222,7 +227,7 @@ async def export(
                 item.files.append(target)
                 item.rows += rows
                 item.bytes += target.stat().st_size
-        else:
+        if name in SNAPSHOT_DATASETS:
             for entry in entries.values():
                 if entry.kind != "snapshot" or entry.start != snapshot_block:
                     continue

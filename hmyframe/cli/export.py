@@ -11,7 +11,18 @@ from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
 from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
 from hmyframe.export import export
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "shard_list"]
+
+
+def shard_list(text: str) -> int | list[int] | str:
+    """Parse ``--shard``: one id, comma-separated ids, or ``all``."""
+    text = text.strip()
+    if text == "all":
+        return text
+    parts = [p.strip() for p in text.split(",")]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected a shard id, ids like 0,1, or 'all'; got {text!r}")
+    return int(parts[0]) if len(parts) == 1 else [int(p) for p in parts]
 
 
 def register(subparsers: Any) -> None:
@@ -27,9 +38,27 @@ def register(subparsers: Any) -> None:
         metavar="DATASET",
         help=f"dataset name(s), comma-separated: {', '.join((*RANGE_DATASETS, *SNAPSHOT_DATASETS))}",
     )
-    parser.add_argument("--start", type=int, default=None, help="first block (range datasets)")
-    parser.add_argument("--end", type=int, default=None, help="last block, inclusive (default: the head)")
-    parser.add_argument("--shard", type=int, default=0, help="shard (default 0)")
+    parser.add_argument(
+        "--start",
+        default=None,
+        metavar="SPEC",
+        help="first block (range datasets): a number (1500000, 1.5M), a UTC date or time (2026-01-01, "
+        "2026-01-01T12:00), or a whole range such as --start=-1000: (the last 1000 blocks) or 1M:1.1M",
+    )
+    parser.add_argument(
+        "--end",
+        default=None,
+        metavar="SPEC",
+        help="last block, inclusive: a number, latest, a UTC date (its whole day) or time, or +N "
+        "(N blocks from --start); default: the head",
+    )
+    parser.add_argument(
+        "--shard",
+        type=shard_list,
+        default=0,
+        metavar="SHARD",
+        help="shard id, comma-separated ids (0,1) or 'all' (default 0); several are fetched concurrently",
+    )
     parser.add_argument(
         "--block", type=int, default=None, help="block of the validator snapshot (default: the head)"
     )

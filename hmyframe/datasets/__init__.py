@@ -36,6 +36,7 @@ from collections.abc import Iterable
 import pandas as pd
 import pyarrow as pa
 
+from hmyframe.amounts import AttoDtype
 from hmyframe.errors import ConfigError, short_repr
 
 from . import (
@@ -123,11 +124,12 @@ def get(name: str) -> Dataset:
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
-    """Convert a dataset table to pandas with ``pd.ArrowDtype`` for every column.
+    """Convert a dataset table to pandas: exact amounts as ``atto``, every other column ``pd.ArrowDtype``.
 
-    The Arrow schema is then the pandas dtype: decimals stay exact, timestamps keep UTC, and
-    ``df.to_parquet()`` / ``pd.read_parquet(..., dtype_backend="pyarrow")`` round-trips the
-    dtypes unchanged.
+    Exact amounts (``decimal128(38, 0)``) become the ``atto`` dtype of :mod:`hmyframe.amounts`
+    (exact integers that do arithmetic: ``+``, ``-``, ``sum``, ``cumsum``, ``groupby``,
+    ``describe``...). Every other column keeps its Arrow type as its pandas dtype (timestamps
+    keep UTC). ``pa.Table.from_pandas(df)`` and ``df.to_parquet()`` give back the same Arrow types.
 
     Parameters
     ----------
@@ -141,7 +143,13 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     """
     if not isinstance(table, pa.Table):
         raise ConfigError(f"to_pandas() needs a pyarrow.Table, got {short_repr(table)}")
-    return table.to_pandas(types_mapper=pd.ArrowDtype)
+    return table.to_pandas(types_mapper=_pandas_dtype)
+
+
+def _pandas_dtype(t: pa.DataType) -> object:
+    if pa.types.is_decimal(t) and t.scale == 0:
+        return AttoDtype()
+    return pd.ArrowDtype(t)
 
 
 def traces_context(

@@ -25,16 +25,27 @@ __all__ = [
     "AMOUNT",
     "SHARED",
     "TIMESTAMP",
+    "BlockDetail",
     "ConvertContext",
     "Dataset",
+    "FetchKind",
     "Source",
     "column",
     "describe",
+    "one_column",
+    "one_of",
+    "one_values",
     "schema_fingerprint",
     "shared",
 ]
 
 Source = Literal["blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts"]
+#: How the public API fetches a dataset: by block range, as a validator snapshot at one block,
+#: or only by point lookups (hashes, addresses, the pool).
+FetchKind = Literal["range", "snapshot", "lookup"]
+#: What a block-range dataset needs in each fetched block besides its header:
+#: ``"full_tx"`` full transaction objects (hashes suffice otherwise), ``"signers"`` the signers.
+BlockDetail = Literal["full_tx", "signers"]
 SOURCES: tuple[Source, ...] = ("blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts")
 
 #: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
@@ -42,6 +53,8 @@ AMOUNT = pa.decimal128(38, 0)
 #: Block time; Parquet keeps milliseconds unchanged.
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
+_ONE_OF = b"one_of"
+_ATTO_PER_ONE = 10**18
 
 
 def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
@@ -63,6 +76,33 @@ def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
     if not description or "\n" in description:
         raise ConfigError(f"column {name!r} needs a one-line description, got {description!r}")
     return pa.field(name, type_, nullable=True, metadata={_DESCRIPTION: description.encode()})
+
+
+def one_column(of: str, description: str) -> pa.Field:
+    """Declare the float64 ONE companion of the exact atto column ``of`` (named ``<of>_one``).
+
+    A dataset's builder need not supply it: :meth:`Dataset.build` derives it from the exact
+    column (each value one correctly rounded division by 10**18).
+
+    Parameters
+    ----------
+    of
+        Name of the exact ``decimal128(38, 0)`` column.
+    description
+        One line saying what the column holds.
+
+    Returns
+    -------
+    pyarrow.Field
+    """
+    f = column(f"{of}_one", pa.float64(), description)
+    return f.with_metadata({**(f.metadata or {}), _ONE_OF: of.encode()})
+
+
+def one_of(f: pa.Field) -> str | None:
+    """The exact column a ``*_one`` companion is derived from (``None`` for other columns)."""
+    raw = (f.metadata or {}).get(_ONE_OF)
+    return raw.decode() if isinstance(raw, bytes) else None
 
 
 def describe(f: pa.Field) -> str:
@@ -222,6 +262,13 @@ class Dataset:
         Stable hash of the schema, for cache validation.
     methods
         The node methods whose answers it converts (documentation).
+    fetched_by
+        How the public API fetches it: ``"range"`` (by block range, cached per range),
+        ``"snapshot"`` (a validator snapshot at one block) or ``"lookup"`` (point lookups only).
+    block_detail
+        For block-range datasets built from blocks: what each block must carry besides its
+        header (``"full_tx"``, ``"signers"``); a fetch of datasets needing neither asks for
+        headers only.
     """
 
     name: str
@@ -232,6 +279,8 @@ class Dataset:
     methods: tuple[str, ...]
     builder: Builder = field(repr=False, compare=False)
     decoder: Decoder = field(repr=False, compare=False)
+    fetched_by: FetchKind = "lookup"
+    block_detail: frozenset[BlockDetail] = frozenset()
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -239,6 +288,12 @@ class Dataset:
         missing = [c for c in self.sort_by if c not in self.schema.names]
         if missing:
             raise ConfigError(f"dataset {self.name!r}: sort_by names unknown columns {missing}")
+        for f in self.schema:
+            base = one_of(f)
+            if base is not None and (base not in self.schema.names or self.schema.field(base).type != AMOUNT):
+                raise ConfigError(
+                    f"dataset {self.name!r}: {f.name} is the companion of no exact column {base!r}"
+                )
 
     def decode(self, payloads: Sequence[bytes]) -> Any:
         """Decode raw payload bytes once (they may then feed several :meth:`build` calls).
@@ -275,7 +330,10 @@ class Dataset:
         if not isinstance(ctx, ConvertContext):
             raise ConfigError(f"{self.name}: ctx must be a ConvertContext, got {short_repr(ctx)}")
         columns = self.builder(decoded, ctx)
-        table = pa.Table.from_arrays([columns[f.name] for f in self.schema], schema=self.schema)
+        table = pa.Table.from_arrays(
+            [columns[f.name] if f.name in columns else _derived(f, columns) for f in self.schema],
+            schema=self.schema,
+        )
         if self.sort_by and table.num_rows > 1:
             order = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in self.sort_by])  # nulls last
             if not np.array_equal(order.to_numpy(), np.arange(table.num_rows)):  # often already in order
@@ -305,6 +363,21 @@ class Dataset:
             offending value.
         """
         return self.build(self.decode(payloads), ctx)
+
+
+def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
+    return pa.array(
+        [None if v is None else int(v) / _ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
+    )
+
+
+def _derived(f: pa.Field, columns: Mapping[str, pa.Array]) -> pa.Array:
+    """A column the builder left out: the ONE companion of an exact column."""
+    base = one_of(f)
+    if base is None:
+        raise KeyError(f.name)  # a builder bug: every other column is the builder's
+    return one_values(columns[base])
 
 
 def _check_payloads(payloads: Sequence[bytes], what: str) -> Sequence[bytes]:

@@ -110,4 +110,5 @@ DATASET = Dataset(
     methods=("hmy(v2)_getBlocks", "hmy(v2)_getBlockByNumber", "hmy(v2)_getBlockByHash"),
     builder=build,
     decoder=decode_blocks,
+    fetched_by="range",
 )

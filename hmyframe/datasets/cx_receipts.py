@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from hmyframe.errors import ResponseShapeError
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import (
     Where,
     address_arrays,
@@ -43,7 +43,7 @@ SCHEMA = pa.schema(
         shared("to_address"),
         shared("to_address_hex"),
         column("amount", AMOUNT, "Amount moved across shards in atto, exact."),
-        column("amount_one", pa.float64(), "Amount in ONE as float64 (convenience)."),
+        one_column("amount", "Amount in ONE as float64 (convenience)."),
     ]
 )
 
@@ -130,4 +130,5 @@ DATASET = Dataset(
     methods=("hmy(v2)_getPendingCXReceipts", "hmy(v2)_getCXReceiptByHash"),
     builder=build,
     decoder=decode_json,
+    fetched_by="lookup",
 )

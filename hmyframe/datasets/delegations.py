@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import Where, address_arrays, amount_array, as_list, int_array, one_float_array, parse_ints
 from ._decode import require
 from ._validators import DecodedValidators, decode_validators, delegation_rows, pick
@@ -27,10 +27,14 @@ SCHEMA = pa.schema(
             "Position in the validator's delegation list (0 is the self delegation); null from delegation methods.",
         ),
         column("amount", AMOUNT, "Delegated amount in atto, exact."),
-        column("amount_one", pa.float64(), "Delegated amount in ONE as float64 (convenience)."),
+        one_column("amount", "Delegated amount in ONE as float64 (convenience)."),
         column("reward", AMOUNT, "Unclaimed reward in atto, exact."),
+        one_column("reward", "Unclaimed reward in ONE as float64 (convenience)."),
         column("undelegation_count", pa.int64(), "Number of pending undelegations."),
         column("undelegating_amount", AMOUNT, "Sum of the pending undelegations in atto, exact."),
+        one_column(
+            "undelegating_amount", "Sum of the pending undelegations in ONE as float64 (convenience)."
+        ),
     ]
 )
 
@@ -104,4 +108,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
+    fetched_by="snapshot",
 )

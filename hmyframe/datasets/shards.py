@@ -63,4 +63,5 @@ DATASET = Dataset(
     methods=("hmy(v2)_getShardingStructure",),
     builder=build,
     decoder=decode_json,
+    fetched_by="lookup",
 )

@@ -103,4 +103,6 @@ DATASET = Dataset(
     methods=("hmy(v2)_getBlocks / getBlockByNumber (withSigners)", "hmy(v2)_getBlockSigners"),
     builder=build,
     decoder=decode_blocks,
+    fetched_by="range",
+    block_detail=frozenset({"signers"}),
 )

@@ -6,7 +6,7 @@ import re
 
 import pyarrow as pa
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import constant, gather, tx_common_columns
 from ._convert import (
     Where,
@@ -34,6 +34,7 @@ SCHEMA = pa.schema(
         shared("from_address_hex"),
         column("gas", pa.int64(), "Gas limit given by the sender."),
         shared("gas_price"),
+        one_column("gas_price", "Gas price in ONE per gas unit as float64 (convenience)."),
         shared("nonce"),
         column(
             "directive",
@@ -45,7 +46,7 @@ SCHEMA = pa.schema(
         shared("delegator_address"),
         shared("delegator_address_hex"),
         column("amount", AMOUNT, "Amount in atto (CreateValidator self-stake, Delegate, Undelegate), exact."),
-        column("amount_one", pa.float64(), "Amount in ONE as float64 (convenience)."),
+        one_column("amount", "Amount in ONE as float64 (convenience)."),
         column(
             "commission_rate",
             pa.float64(),
@@ -67,11 +68,13 @@ SCHEMA = pa.schema(
             AMOUNT,
             "Minimum self delegation in atto, exact (EditValidator: null when unchanged).",
         ),
+        one_column("min_self_delegation", "Minimum self delegation in ONE as float64 (convenience)."),
         column(
             "max_total_delegation",
             AMOUNT,
             "Maximum total delegation in atto, exact (EditValidator: null when unchanged).",
         ),
+        one_column("max_total_delegation", "Maximum total delegation in ONE as float64 (convenience)."),
         column("name", pa.string(), "Validator name (Create/EditValidator)."),
         column("identity", pa.string(), "Validator identity text."),
         column("website", pa.string(), "Validator website."),
@@ -173,4 +176,6 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_blocks,
+    fetched_by="range",
+    block_detail=frozenset({"full_tx"}),
 )

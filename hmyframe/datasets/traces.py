@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import constant
 from ._convert import (
     Where,
@@ -70,7 +70,7 @@ SCHEMA = pa.schema(
             AMOUNT,
             "Value moved in atto, exact; null where the node omits it (staticcall, delegatecall).",
         ),
-        column("value_one", pa.float64(), "Value in ONE as float64 (convenience)."),
+        one_column("value", "Value in ONE as float64 (convenience)."),
         column("gas", pa.int64(), "Gas given to the call."),
         column("gas_used", pa.int64(), "Gas used; null when the call failed or has no result."),
         column("input", pa.string(), "Call data (call) or init code (create), 0x hex."),
@@ -215,4 +215,6 @@ DATASET = Dataset(
     methods=("trace_block", "trace_transaction"),
     builder=build,
     decoder=decode_traces,
+    fetched_by="range",
+    block_detail=frozenset({"full_tx"}),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._blockrows import gather, shard_column, tx_common_columns
 from ._convert import address_arrays, amount_array, hash_array, hex_data_array, one_float_array, parse_ints
 from ._decode import DecodedBlocks, Tx, decode_blocks, require
@@ -29,9 +29,10 @@ SCHEMA = pa.schema(
         shared("to_address"),
         shared("to_address_hex"),
         column("value", AMOUNT, "Value transferred in atto (1e-18 ONE), exact."),
-        column("value_one", pa.float64(), "Value in ONE as float64 (convenience; use value for exact sums)."),
+        one_column("value", "Value in ONE as float64 (convenience; use value for exact sums)."),
         column("gas", pa.int64(), "Gas limit given by the sender."),
         shared("gas_price"),
+        one_column("gas_price", "Gas price in ONE per gas unit as float64 (convenience)."),
         shared("nonce"),
         column("input", pa.string(), "Call data, 0x hex."),
         shared(
@@ -95,4 +96,6 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_blocks,
+    fetched_by="range",
+    block_detail=frozenset({"full_tx"}),
 )

@@ -73,4 +73,5 @@ DATASET = Dataset(
     methods=("hmy(v2)_getTransactionCount",),
     builder=build,
     decoder=decode_json,
+    fetched_by="lookup",
 )

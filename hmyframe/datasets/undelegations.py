@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import Where, address_arrays, amount_array, as_list, int_array, one_float_array, parse_ints
 from ._decode import require
 from ._validators import DecodedValidators, decode_validators, delegation_rows, pick
@@ -23,7 +23,7 @@ SCHEMA = pa.schema(
         shared("delegator_address_hex"),
         column("undelegation_index", pa.int64(), "Position in the delegation's undelegation list."),
         column("amount", AMOUNT, "Amount being undelegated in atto, exact."),
-        column("amount_one", pa.float64(), "Amount in ONE as float64 (convenience)."),
+        one_column("amount", "Amount in ONE as float64 (convenience)."),
         column(
             "epoch",
             pa.int64(),
@@ -95,4 +95,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
+    fetched_by="snapshot",
 )

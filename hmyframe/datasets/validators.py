@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from hmyframe.errors import ResponseShapeError
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import (
     Bad,
     Where,
@@ -19,6 +19,7 @@ from ._convert import (
     as_list,
     bool_array,
     int_array,
+    parse_amount,
     parse_dec_amount,
     ratio_arrays,
     string_array,
@@ -49,12 +50,15 @@ SCHEMA = pa.schema(
             "max_change_rate_dec", pa.string(), "Maximum commission change per epoch, exact 18-decimal text."
         ),
         column("min_self_delegation", AMOUNT, "Minimum self delegation in atto, exact."),
+        one_column("min_self_delegation", "Minimum self delegation in ONE as float64 (convenience)."),
         column("max_total_delegation", AMOUNT, "Maximum total delegation in atto, exact."),
+        one_column("max_total_delegation", "Maximum total delegation in ONE as float64 (convenience)."),
         column(
             "total_delegation",
             AMOUNT,
-            "Total delegated (self included) in atto, exact; null in the early-2020 format.",
+            "Total delegated (self included) in atto, exact (early-2020 format: the sum of the listed delegations).",
         ),
+        one_column("total_delegation", "Total delegated in ONE as float64 (convenience)."),
         column("delegation_count", pa.int64(), "Number of delegations listed (self delegation included)."),
         column("bls_key_count", pa.int64(), "Number of BLS public keys."),
         column("bls_public_keys", pa.string(), "BLS public keys, comma-separated."),
@@ -85,6 +89,7 @@ SCHEMA = pa.schema(
             AMOUNT,
             "Winning stake in the EPoS auction in atto (rounded to the atto); null if none.",
         ),
+        one_column("epos_winning_stake", "Winning stake in ONE as float64 (convenience)."),
         column(
             "epoch_signing_percentage", pa.float64(), "Share of blocks signed in the current epoch (0..1)."
         ),
@@ -105,6 +110,7 @@ SCHEMA = pa.schema(
             AMOUNT,
             "Lifetime accumulated reward in atto, exact; null in the early-2020 format.",
         ),
+        one_column("lifetime_reward", "Lifetime accumulated reward in ONE as float64 (convenience)."),
         column(
             "apr",
             pa.float64(),
@@ -184,7 +190,11 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         cols["epos_status"].append(epos_status)
         cols["booted_status"].append(entry.get("booted-status"))
         cols["is_elected"].append(entry.get("currently-in-committee"))
-        cols["total_delegation"].append(entry.get("total-delegation"))
+        total = entry.get("total-delegation")
+        if total is None and "total-delegation" not in entry:
+            # the early-2020 format has no total but lists every delegation: their exact sum
+            total = _delegated(v, where, row)
+        cols["total_delegation"].append(total)
         winning = entry.get("epos-winning-stake")
         try:
             cols["epos_winning_stake"].append(None if winning is None else parse_dec_amount(winning))
@@ -275,6 +285,19 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     }
 
 
+def _delegated(v: dict[str, Any], where: Where, row: int) -> int:
+    """Exact sum of the amounts of a validator's listed delegations (self delegation included)."""
+    total = 0
+    for i, d in enumerate(as_list(v.get("delegations"), where, row, "validator.delegations")):
+        name = f"validator.delegations[{i}].amount"
+        amount = d.get("amount") if isinstance(d, dict) else None
+        try:
+            total += parse_amount(amount)
+        except Bad as exc:
+            where.fail(row, name, amount, exc.expected)
+    return total
+
+
 def raise_records(data: DecodedValidators) -> None:
     """Delegation-method records cannot make validator rows: say so."""
     raise ResponseShapeError(
@@ -297,4 +320,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
+    fetched_by="snapshot",
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._base import AMOUNT, ConvertContext, Dataset, column, shared
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import (
     Bad,
     Where,
@@ -35,11 +35,13 @@ SCHEMA = pa.schema(
             "bls_public_key", "BLS key the row is about; null in the early-2020 format (one row per shard)."
         ),
         column("effective_stake", AMOUNT, "Effective (EPoS) stake in atto, rounded to the atto."),
+        one_column("effective_stake", "Effective stake in ONE as float64 (convenience)."),
         column(
             "raw_stake",
             AMOUNT,
             "Raw stake behind the key in atto, rounded to the atto; null in the early-2020 format.",
         ),
+        one_column("raw_stake", "Raw stake in ONE as float64 (convenience)."),
         column(
             "group_percent",
             pa.float64(),
@@ -57,6 +59,7 @@ SCHEMA = pa.schema(
             AMOUNT,
             "Reward earned by the key in the current epoch in atto, exact; current format.",
         ),
+        one_column("earned_reward", "Reward earned in the current epoch in ONE as float64 (convenience)."),
     ]
 )
 
@@ -176,4 +179,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
+    fetched_by="snapshot",
 )

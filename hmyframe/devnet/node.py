@@ -836,18 +836,19 @@ def _get_elected_validator_addresses(node: ShardNode, gen: Gen, params: list[Any
 
 
 def _page_slice(node: ShardNode, page: int, count: int) -> tuple[int, int]:
-    """Start/stop indices of a validator page in this node's profile."""
+    """Start/stop indices of a validator page in this node's profile.
+
+    Every node version numbers pages from 0; the early-2020 node also answered page ``-1`` with
+    every validator and refused ``page < -1``, today's node refuses ``page < 0``.
+    """
     if node.profile == "legacy":
         if page == -1:
             return 0, count
         if page < -1:
             raise RpcFault(-32000, f"page given {page} cannot be less than -1")
-        first = max(page, 1) - 1
-    else:
-        if page < 0:
-            raise RpcFault(-32000, f"page given {page} cannot be less than 0")
-        first = page
-    start = first * VALIDATOR_PAGE_SIZE
+    elif page < 0:
+        raise RpcFault(-32000, f"page given {page} cannot be less than 0")
+    start = page * VALIDATOR_PAGE_SIZE
     return start, min(count, start + VALIDATOR_PAGE_SIZE)
 
 
@@ -870,7 +871,7 @@ def _validator_page(node: ShardNode, page: int, number: int) -> bytes:
 
 def _page_param(node: ShardNode, value: Any) -> int:
     if value is _MISSING:
-        return 1
+        return 0  # the legacy profile's missing page (the spec: "page 1 when defaulted"): the first page
     return int_param(value, 0, "int")
 
 

@@ -9,13 +9,14 @@ reported, never dropped silently.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Literal, TypeVar
 
 import pyarrow as pa
 
 from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
+from hmyframe.addresses import to_hex
 from hmyframe.datasets import ConvertContext, decode_blocks
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, NotFoundError, short_repr
@@ -32,6 +33,16 @@ __all__ = [
 ]
 
 MissingPolicy = Literal["warn", "raise", "ignore"]
+ProgressFn = Callable[[int], None]
+T = TypeVar("T")
+
+
+async def _counted(awaitable: Awaitable[T], progress: ProgressFn | None) -> T:
+    """``await awaitable``, then count one step of progress."""
+    result = await awaitable
+    if progress is not None:
+        progress(1)
+    return result
 
 
 class NotFoundWarning(UserWarning):
@@ -61,12 +72,17 @@ def _report_missing(missing: list[str], policy: MissingPolicy, what: str) -> Non
 
 
 async def fetch_transactions_by_hash(
-    session: Session, hashes: Sequence[str], shard: int = 0, *, on_missing: MissingPolicy = "warn"
+    session: Session,
+    hashes: Sequence[str],
+    shard: int = 0,
+    *,
+    on_missing: MissingPolicy = "warn",
+    progress: ProgressFn | None = None,
 ) -> tuple[pa.Table, list[str]]:
     """Transactions by Harmony hash, fetched concurrently; returns (table, unknown hashes)."""
     wanted = _check_hashes(hashes)
     payloads = await gather_or_raise(
-        session.methods.get_transaction_by_hash_raw(h, shard=shard) for h in wanted
+        _counted(session.methods.get_transaction_by_hash_raw(h, shard=shard), progress) for h in wanted
     )
     found = [p for p in payloads if p.strip() != b"null"]
     missing = [h for h, p in zip(wanted, payloads, strict=True) if p.strip() == b"null"]
@@ -76,7 +92,12 @@ async def fetch_transactions_by_hash(
 
 
 async def fetch_traces_by_hash(
-    session: Session, hashes: Sequence[str], shard: int = 0, *, on_missing: MissingPolicy = "warn"
+    session: Session,
+    hashes: Sequence[str],
+    shard: int = 0,
+    *,
+    on_missing: MissingPolicy = "warn",
+    progress: ProgressFn | None = None,
 ) -> tuple[pa.Table, list[str]]:
     """Traces of transactions by Harmony hash (``trace_transaction``); returns (table, unknown hashes)."""
     wanted = _check_hashes(hashes)
@@ -88,7 +109,7 @@ async def fetch_traces_by_hash(
         except NotFoundError:
             return None
 
-    payloads = await gather_or_raise(one(h) for h in wanted)
+    payloads = await gather_or_raise(_counted(one(h), progress) for h in wanted)
     missing = [h for h, p in zip(wanted, payloads, strict=True) if p is None]
     _report_missing(missing, on_missing, "transactions")
     dataset = ds.get("traces")
@@ -104,13 +125,25 @@ async def fetch_traces_by_hash(
 
 
 async def fetch_tx_counts(
-    session: Session, addresses: Sequence[str], block: int | None = None, shard: int = 0
+    session: Session,
+    addresses: Sequence[str],
+    block: int | None = None,
+    shard: int = 0,
+    *,
+    progress: ProgressFn | None = None,
 ) -> pa.Table:
-    """Each address's transaction count (nonce) at ``block`` (``None``: the head)."""
+    """Each distinct address's transaction count (nonce) at ``block`` (``None``: the head).
+
+    An address given twice (also once as one1 and once as 0x) is asked for and listed once.
+    """
     if isinstance(addresses, str):
         addresses = [addresses]
     if not addresses:
         raise ConfigError("tx_counts needs at least one address")
+    distinct: dict[str, str] = {}
+    for address in addresses:
+        distinct.setdefault(to_hex(address), address)
+    addresses = list(distinct.values())
     shard = block_arg(shard, "shard")
     head = await session.head(shard, refresh=True)
     block = head if block is None else block_arg(block, "block")
@@ -120,10 +153,8 @@ async def fetch_tx_counts(
     method = "hmyv2_getTransactionCount" if session.options.version == 2 else "hmy_getTransactionCount"
     ref: int | str = block if session.options.version == 2 else hex(block)
     pairs = [(a, block) for a in addresses]
-    from hmyframe.addresses import to_hex
-
     payloads = await gather_or_raise(
-        client.request_raw(method, [to_hex(a), ref], shard=shard) for a in addresses
+        _counted(client.request_raw(method, [to_hex(a), ref], shard=shard), progress) for a in addresses
     )
     return ds.get("tx_counts").convert(list(payloads), ConvertContext(shard_id=shard, addresses_blocks=pairs))
 

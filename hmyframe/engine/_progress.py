@@ -1,4 +1,4 @@
-"""Progress reporting for fetches: a tqdm bar (blocks/s, ETA), a callback, or nothing."""
+"""Progress reporting for fetches: a tqdm bar (blocks/s, ETA; a widget in Jupyter), a callback, or nothing."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from hmyframe.errors import ConfigError, short_repr
+
 __all__ = ["Progress"]
 
 
 class Progress:
-    """Counts fetched blocks; shows them on a bar and/or passes them to a callback.
+    """Counts fetched units (blocks, validator pages, lookups); shows them on a bar and/or passes
+    them to a callback.
 
     Use :meth:`make` to build one from a user's ``progress=`` argument.
     """
@@ -25,11 +28,21 @@ class Progress:
         cls, progress: bool | Callable[[int], None] | None, description: str, unit: str = "blocks"
     ) -> Progress:
         """``True``: a bar (plain on a terminal, a widget in Jupyter; nothing when stderr is
-        piped); a callable: called with each chunk's count of ``unit``; ``False``/``None``: silent."""
+        piped); a callable: called with each step's count of ``unit``; ``False``/``None``: silent.
+
+        Raises
+        ------
+        ConfigError
+            If ``progress`` is none of these.
+        """
         if callable(progress):
             return cls(callback=progress)
-        if not progress:
+        if progress is None or progress is False:
             return cls()
+        if progress is not True:
+            raise ConfigError(
+                f"progress must be True, False or a callable taking a count, got {short_repr(progress)}"
+            )
         if "ipykernel" in sys.modules:
             from tqdm.auto import tqdm
         else:
@@ -46,9 +59,9 @@ class Progress:
         return cls(bar=bar)
 
     def plan(self, total: int) -> None:
-        """Set the number of blocks that will be fetched."""
+        """Add ``total`` to the number of units that will be fetched (once per shard, say)."""
         if self._bar is not None:
-            self._bar.total = total
+            self._bar.total = (self._bar.total or 0) + total
             self._bar.refresh()
 
     def update(self, blocks: int) -> None:

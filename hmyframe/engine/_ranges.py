@@ -9,15 +9,25 @@ One engine serves every dataset keyed by block (``blocks``, ``transactions``,
    ``max_concurrent_chunks`` at a time, each with ``getBlocks`` calls of
    ``blocks_per_request`` blocks (or batched ``getBlockByNumber``), all in flight together
    under the client's bound.
-3. A chunk's blocks are decoded once and every block-derived table is built from them
-   (``blocks``, ``transactions`` and ``staking_transactions`` always, ``signers`` when asked);
-   each table is checked (exactly the chunk's blocks, once each) and written to the cache
+3. Blocks are asked with what the wanted datasets need (their ``block_detail``): full
+   transactions only when a transaction table (or traces' hash resolution) needs them, signers
+   only for ``signers``; ``blocks`` alone asks for headers (transaction hashes, which still
+   count), a fraction of the bytes. An early-2020 node leaves the transaction list out of
+   headers-only blocks: its chunk is then fetched again with full transactions (and so is the
+   rest of that fetch), so the ``blocks`` table never depends on how it was fetched.
+4. A chunk's blocks are decoded once and every table they can make is built from them
+   (``blocks``; ``transactions`` and ``staking_transactions`` from full blocks; ``signers`` when
+   asked); each table is checked (exactly the chunk's blocks, once each) and written to the cache
    atomically before the chunk counts as done. An interrupted fetch therefore resumes where it
    stopped, and a chunk is never half-written.
-4. Traces come from ``trace_block`` on the trace endpoint, one call per block (batched by the
+5. Traces come from ``trace_block`` on the trace endpoint, one call per block (batched by the
    client); the Harmony hash of each trace's transaction is resolved from the chunk's
    transactions (fetched or read from the cache).
-5. Results are read back in block order, so they are the same whatever order answers arrived in.
+6. Results are read back in block order, so they are the same whatever order answers arrived in.
+
+Several shards (``shard="all"`` or a list) are fetched concurrently by :func:`fetch_shards`,
+each resolved, fetched and cached as a fetch of one shard; the tables are concatenated in shard
+order.
 """
 
 from __future__ import annotations
@@ -31,15 +41,18 @@ import pyarrow.compute as pc
 from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
+from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
 
-__all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "split_aligned"]
+__all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "fetch_shards", "split_aligned"]
 
-#: Tables built from every fetched block chunk (written together: one fetch, three tables).
-BLOCK_FAMILY: tuple[str, ...] = ("blocks", "transactions", "staking_transactions")
-#: Datasets this engine serves.
-RANGE_DATASETS: tuple[str, ...] = (*BLOCK_FAMILY, "signers", "traces")
+#: Datasets this engine serves: those the registry says are fetched by block range.
+RANGE_DATASETS: tuple[str, ...] = tuple(n for n, d in ds.DATASETS.items() if d.fetched_by == "range")
+#: Tables built from every fetched chunk of full blocks (written together: one fetch, three tables).
+BLOCK_FAMILY: tuple[str, ...] = tuple(
+    n for n in RANGE_DATASETS if ds.get(n).source == "blocks" and "signers" not in ds.get(n).block_detail
+)
 
 ProgressFn = Callable[[int], None]
 
@@ -119,6 +132,8 @@ class _RangeFetch:
         self.progress = progress
         self.chain_id = ""
         self.strategy = session.options.strategy
+        # False once a node left the transaction list out of headers-only blocks (early-2020)
+        self.headers_only = True
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
 
     # -- what is missing ----------------------------------------------------------------
@@ -135,10 +150,11 @@ class _RangeFetch:
     # -- fetching -----------------------------------------------------------------------
 
     async def block_payloads(
-        self, start: int, end: int, with_signers: bool
+        self, start: int, end: int, with_signers: bool, full_tx: bool
     ) -> tuple[list[bytes], list[bytes] | None]:
-        """Full blocks ``start..end``, and the ``getBlockSigners`` answers of each block when the
-        signers are asked for but the blocks cannot carry them (``None`` otherwise)."""
+        """Blocks ``start..end`` (full transactions or their hashes), and the ``getBlockSigners``
+        answers of each block when the signers are asked for but the blocks cannot carry them
+        (``None`` otherwise)."""
         methods = self.session.methods
         step = self.session.options.blocks_per_request
         if self.strategy == "range":
@@ -147,7 +163,7 @@ class _RangeFetch:
                     methods.get_blocks_raw(
                         a,
                         min(end, a + step - 1),
-                        full_tx=True,
+                        full_tx=full_tx,
                         incl_staking=True,
                         with_signers=with_signers,
                         shard=self.shard,
@@ -163,7 +179,7 @@ class _RangeFetch:
         numbers = range(start, end + 1)
         blocks = [
             methods.get_block_by_number_raw(
-                n, full_tx=True, incl_staking=True, with_signers=inline, shard=self.shard
+                n, full_tx=full_tx, incl_staking=True, with_signers=inline, shard=self.shard
             )
             for n in numbers
         ]
@@ -215,8 +231,10 @@ class _RangeFetch:
         wanted = self.missing_names(start, end)
         if not wanted:
             return
-        with_signers = "signers" in wanted
-        need_blocks = bool(wanted & {*BLOCK_FAMILY, "signers"})
+        from_blocks = [ds.get(name) for name in wanted if ds.get(name).source == "blocks"]
+        detail = {d for dataset in from_blocks for d in dataset.block_detail}
+        with_signers = "signers" in detail
+        need_blocks = bool(from_blocks)
         trace_ctx: ConvertContext | None = None
         traces_wanted = "traces" in wanted
         # resolve trace hashes from cached transactions, if present: no block request
@@ -228,11 +246,22 @@ class _RangeFetch:
         ):
             tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
             trace_ctx = _traces_context_from_table(tx, self.shard)
+        if traces_wanted and trace_ctx is None:
+            detail |= ds.get("traces").block_detail  # hash resolution from the blocks' transactions
         if need_blocks or (traces_wanted and trace_ctx is None):
-            payloads, signer_payloads = await self.block_payloads(start, end, with_signers)
+            # full transactions only when a dataset (or a trace hash resolution) needs them
+            full_tx = "full_tx" in detail or not self.headers_only
+            payloads, signer_payloads = await self.block_payloads(start, end, with_signers, full_tx)
             decoded = decode_blocks(payloads)
             ctx = ConvertContext(shard_id=self.shard)
-            tables = {name: ds.get(name).build(decoded, ctx) for name in BLOCK_FAMILY}
+            if not full_tx and any(b.transactions is None for b in decoded.blocks):
+                # an early-2020 node sends no transaction list without fullTx: full blocks from now on
+                self.headers_only = False
+                full_tx = True
+                payloads, signer_payloads = await self.block_payloads(start, end, with_signers, full_tx)
+                decoded = decode_blocks(payloads)
+            family = BLOCK_FAMILY if full_tx else ("blocks",)
+            tables = {name: ds.get(name).build(decoded, ctx) for name in family}
             if with_signers:
                 if signer_payloads is None:
                     tables["signers"] = ds.get("signers").build(decoded, ctx)
@@ -273,8 +302,8 @@ class _RangeFetch:
 async def fetch_range(
     session: Session,
     names: Sequence[str],
-    start: int,
-    end: int | None,
+    start: object,
+    end: object,
     shard: int = 0,
     *,
     progress: ProgressFn | None = None,
@@ -290,8 +319,9 @@ async def fetch_range(
     names
         Datasets among :data:`RANGE_DATASETS`.
     start, end
-        Inclusive block range; ``end=None`` means the shard's head (``head - 1`` when
-        ``signers`` is asked for: the node derives block N's signers from block N+1).
+        Inclusive block range: block numbers, times or relative specs (see
+        :mod:`hmyframe.engine._blocks`); ``end=None`` means the shard's head (``head - 1``
+        when ``signers`` is asked for: the node derives block N's signers from block N+1).
     shard
         Shard id.
     progress
@@ -319,16 +349,11 @@ async def fetch_range(
             )
     if not names:
         raise ConfigError("no dataset given")
-    start = block_arg(start, "start block")
     shard = block_arg(shard, "shard")
     if not collect and session.cache is None:
         raise ConfigError("collect=False needs a cache to write to")
     job = _RangeFetch(session, names, shard, progress)
-    if end is None:
-        end = await session.head(shard) - (1 if "signers" in names else 0)
-    end = block_arg(end, "end block")
-    if end < start:
-        raise ConfigError(f"end block {end} is before start block {start}")
+    start, end = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
     job.chain_id = await session.chain_id()
     gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
     if gaps and session.cache is not None:
@@ -359,6 +384,54 @@ async def fetch_range(
     if not collect:
         return {}
     return {name: job.result(name, start, end) for name in job.names}
+
+
+async def fetch_shards(
+    session: Session,
+    names: Sequence[str],
+    start: object,
+    end: object,
+    shards: Sequence[int],
+    *,
+    progress: ProgressFn | None = None,
+    on_plan: Callable[[int], None] | None = None,
+    collect: bool = True,
+) -> tuple[dict[int, tuple[int, int]], dict[str, pa.Table]]:
+    """:func:`fetch_range` on several shards at once (each resolved, fetched and cached alone).
+
+    Parameters
+    ----------
+    shards
+        Shard ids (fetched concurrently; the tables are concatenated in this order).
+    session, names, start, end, progress, on_plan, collect
+        As for :func:`fetch_range`; ``on_plan`` is called once per shard.
+
+    Returns
+    -------
+    (dict[int, (int, int)], dict[str, pyarrow.Table])
+        The block range each shard's ``start`` / ``end`` resolved to, and one table per dataset
+        (``{}`` when ``collect`` is false).
+    """
+    shards = [block_arg(shard, "shard") for shard in shards]
+    if not shards:
+        raise ConfigError("no shard given")
+    ranges: dict[int, tuple[int, int]] = {}
+
+    async def one(shard: int) -> dict[str, pa.Table]:
+        a, b = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
+        ranges[shard] = (a, b)
+        return await fetch_range(
+            session, names, a, b, shard, progress=progress, on_plan=on_plan, collect=collect
+        )
+
+    results = await gather_or_raise(one(shard) for shard in shards)
+    ordered = {shard: ranges[shard] for shard in shards}
+    if not collect:
+        return ordered, {}
+    return ordered, {
+        name: pa.concat_tables([r[name] for r in results]) if len(results) > 1 else results[0][name]
+        for name in results[0]
+    }
 
 
 def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:

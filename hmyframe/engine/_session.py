@@ -322,6 +322,12 @@ class Session:
         self._resolved.chain_id = known
         return known
 
+    async def shard_ids(self) -> list[int]:
+        """The network's shard ids: the devnet's own, else ``hmy_getShardingStructure`` (asked once)."""
+        if self._resolved.shard_urls:
+            return sorted(self._resolved.shard_urls)
+        return [s.shard_id for s in await self.client.shards()]
+
     async def head(self, shard: int, *, refresh: bool = False) -> int:
         """The highest block number of ``shard`` (asked once per session unless ``refresh``)."""
         if refresh or shard not in self._heads:

@@ -7,8 +7,8 @@ Paging rules that keep rows neither lost nor duplicated:
 
 * pages are asked from 0 until the first **empty** page (a historical page can be shorter than
   100 without being the last: the node skips validators created after the block);
-* a validator repeated across pages (a node that numbers pages from 1 answers page 0 and page 1
-  alike) is kept once (the ``validators`` datasets deduplicate by address);
+* a validator repeated across pages (every node numbers pages from 0, but one numbering them
+  from 1 would answer page 0 and page 1 alike) is kept once (the ``validators`` datasets deduplicate by address);
 * a node that ignores the page number would repeat one page forever: after two consecutive
   pages that add no new validator the paging stops.
 
@@ -20,7 +20,7 @@ and cached together.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -34,7 +34,7 @@ from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 __all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
 
 #: Datasets built from one validator snapshot.
-SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
+SNAPSHOT_DATASETS: tuple[str, ...] = tuple(n for n, d in ds.DATASETS.items() if d.fetched_by == "snapshot")
 
 _MAX_PAGES = 10_000
 
@@ -75,7 +75,11 @@ async def _snapshot_epoch(session: Session, block: int) -> int | None:
 
 
 async def fetch_snapshot(
-    session: Session, names: Sequence[str], block: int | None = None
+    session: Session,
+    names: Sequence[str],
+    block: int | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[int, dict[str, pa.Table]]:
     """Fetch (or read from the cache) the validator snapshot at ``block``.
 
@@ -87,6 +91,8 @@ async def fetch_snapshot(
         Datasets among :data:`SNAPSHOT_DATASETS`.
     block
         Block of the snapshot; ``None`` for the beacon chain's head.
+    progress
+        Called with 1 as each validator page arrives (nothing for a cache hit).
 
     Returns
     -------
@@ -121,6 +127,8 @@ async def fetch_snapshot(
     for page in range(_MAX_PAGES):
         raw = await session.methods.get_all_validator_information_by_block_number_raw(page, block)
         addresses = _page_addresses(decode_json([raw], "validators")[0])
+        if progress is not None:
+            progress(1)
         if not addresses:
             break
         payloads.append(raw)

@@ -85,7 +85,7 @@ def test_export_parquet_in_process(
     devnet.stats.reset()
     code, stdout, _ = run(argv, capsys)
     assert code == 0
-    assert "fetched 0 blocks" in stdout
+    assert "blocks 20..139 of shard 1; every block from the cache" in stdout
     assert devnet.stats.http_requests == 0
 
 
@@ -161,7 +161,7 @@ def test_cache_ls_and_clear(devnet: Devnet, tmp_path: Path, capsys: pytest.Captu
     root = tmp_path / "c"
     code, stdout, _ = run(["cache", "ls", "--dir", str(root)], capsys)
     assert (code, stdout) == (0, f"{root}: empty\n")
-    argv = ["export", "blocks,validators", "--start", "0", "--end", "99", "--block", "300"]
+    argv = ["export", "blocks,transactions,validators", "--start", "0", "--end", "99", "--block", "300"]
     assert run([*argv, "--rpc", devnet.url, "--out", str(root), "--chunk-size", "50"], capsys)[0] == 0
     code, stdout, _ = run(["cache", "ls", "--dir", str(root)], capsys)
     assert code == 0
@@ -225,6 +225,12 @@ def test_demo_exports_and_summarises(tmp_path: Path, capsys: pytest.CaptureFixtu
     [
         (["export", "nosuch", "--start", "0"], "unknown dataset 'nosuch'"),
         (["export", "blocks", "--start", "10", "--end", "5"], "end block 5 is before start block 10"),
+        (["export", "blocks", "--start", "ten"], "start 'ten' is not understood"),
+        (["export", "blocks", "--start=-50:", "--end", "9"], "start '-50:' is already a whole range"),
+        (
+            ["export", "blocks", "--start", "2100-01-01"],
+            "shard 0 has no block at or after 2100-01-01 00:00:00",
+        ),
         (
             ["export", "blocks", "--start", "0", "--end", "999"],
             "end block 999 is beyond the last fetchable block 399",
@@ -270,9 +276,9 @@ def test_bad_url_is_a_clear_error(url: str, capsys: pytest.CaptureFixture[str], 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["export", "blocks", "--start", "ten"])
+        main(["export", "blocks", "--start", "0", "--shard", "one"])
     assert exc.value.code == 2
-    assert "invalid int value: 'ten'" in capsys.readouterr().err
+    assert "expected a shard id, ids like 0,1, or 'all'; got 'one'" in capsys.readouterr().err
     assert run([], capsys)[0] == 2  # no command: help, exit 2
 
 

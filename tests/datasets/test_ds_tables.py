@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from ds_helpers import as_bytes, consumed, current_validator, legacy_validator
 
+from hmyframe.amounts import AttoDtype
 from hmyframe.cli import main
 from hmyframe.datasets import (
     AMOUNT,
@@ -102,13 +103,22 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
     table = TABLES[name]
     assert table.num_rows > 0
     df = to_pandas(table)
-    assert all(isinstance(dt, pd.ArrowDtype) for dt in df.dtypes)
-    assert [dt.pyarrow_dtype for dt in df.dtypes] == table.schema.types
+    # exact amounts come as the atto dtype, everything else keeps its Arrow type
+    for f, dt in zip(table.schema, df.dtypes, strict=True):
+        if f.type == AMOUNT:
+            assert isinstance(dt, AttoDtype), f.name
+        else:
+            assert isinstance(dt, pd.ArrowDtype), f.name
+            assert dt.pyarrow_dtype == f.type, f.name
+    # back to Arrow: the same types and values
+    assert pa.Table.from_pandas(df, preserve_index=False).cast(table.schema).equals(table)
+    assert pa.Table.from_pandas(df, preserve_index=False).schema.types == table.schema.types
     path = tmp_path / f"{name}.parquet"
     df.to_parquet(path)
-    back = pd.read_parquet(path, dtype_backend="pyarrow")
-    assert list(back.dtypes) == list(df.dtypes)
+    back = to_pandas(pq.read_table(path, schema=table.schema))
     pd.testing.assert_frame_equal(back, df)
+    # pandas' own Arrow reader gives Arrow decimals with the same exact values
+    arrow_back = pd.read_parquet(path, dtype_backend="pyarrow")
     # plain pandas still reads every table, exact values included
     plain = pd.read_parquet(path)
     assert list(plain.columns) == table.schema.names
@@ -117,6 +127,8 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
             expected = table.column(f.name).to_pylist()
             got = [None if pd.isna(v) else Decimal(v) for v in plain[f.name]]
             assert got == expected, f.name
+            assert arrow_back[f.name].dtype == pd.ArrowDtype(AMOUNT)
+            assert [None if pd.isna(v) else Decimal(v) for v in arrow_back[f.name]] == expected, f.name
 
 
 def test_the_table_written_by_pyarrow_reads_back_identically():

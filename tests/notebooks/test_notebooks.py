@@ -1,4 +1,5 @@
-"""Every notebook under notebooks/ runs top to bottom without error (against the devnet)."""
+"""Every notebook runs top to bottom without error against the devnet: the examples under
+notebooks/ and the analyst workflow under tests/notebooks/ (whose cells assert what they compute)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(Path(__file__).parent.glob("*.ipynb"))
 
 
 @pytest.mark.slow
@@ -28,4 +30,13 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_there_is_a_notebook() -> None:
-    assert NOTEBOOKS, "notebooks/ must hold at least one example"
+    assert list((ROOT / "notebooks").glob("*.ipynb")), "notebooks/ must hold at least one example"
+    assert any(p.parent == Path(__file__).parent for p in NOTEBOOKS), "the analyst workflow notebook"
+
+
+def test_the_analyst_notebook_needs_no_astype() -> None:
+    notebook = nbformat.read(Path(__file__).parent / "analyst_workflow.ipynb", as_version=4)
+    source = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "astype" not in source
+    for step in ('shard="all"', "nlargest", "describe()", "plot.hist", "Fraction", "2026-01-01T00:50"):
+        assert step in source

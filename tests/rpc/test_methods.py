@@ -402,14 +402,16 @@ async def test_legacy_transactions_and_traces(legacy: Client, legacy_devnet: Dev
     assert tx.hash in {t["transactionHash"] for t in traces}
 
 
-async def test_legacy_validator_pages_are_wrapped_and_one_based(
+async def test_legacy_validator_pages_are_wrapped_and_count_from_zero(
     legacy: Client, legacy_devnet: Devnet
 ) -> None:
     addresses = [to_one(a) for a in legacy_devnet.chain.validator_addresses()]
-    first = await legacy.v1.get_all_validator_information(1)
+    second = await legacy.v1.get_all_validator_information(1)
+    assert [e["result"]["validator"]["address"] for e in second] == addresses[100:200]
+    first = await legacy.v1.get_all_validator_information(0)
     assert {e["jsonrpc"] for e in first} == {"2.0"}
     assert [e["result"]["validator"]["address"] for e in first] == addresses[:100]
-    by_block = await legacy.v1.get_all_validator_information_by_block_number(1, 40)
+    by_block = await legacy.v1.get_all_validator_information_by_block_number(0, 40)
     assert [e["result"]["validator"]["address"] for e in by_block][:3] == [
         to_one(v.address) for v in legacy_devnet.chain.validators(40)
     ][:3]

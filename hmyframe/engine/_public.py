@@ -1,0 +1,752 @@
+"""The public fetchers, written once: every ``hmyframe.X`` / ``hmyframe.aio.X`` comes from here.
+
+* Each parameter a fetcher takes is documented once, in :data:`PARAMETERS`.
+* Each *kind* of fetcher has one template coroutine whose signature is the kind's public
+  signature: :func:`_range_template` (block ranges), :func:`_traces_template` (block ranges of
+  a trace endpoint), :func:`_snapshot_template` (validator snapshots). The datasets registry says
+  which datasets are of which kind (``Dataset.fetched_by``); :func:`range_fetcher`,
+  :func:`traces_fetcher` and :func:`snapshot_fetcher` bind a dataset name to its template. The
+  bound coroutine keeps the template's parameters for mypy (``ParamSpec``) and for ``help()``
+  and IDEs (``__signature__``), and gets a docstring built from the dataset's schema.
+* Point lookups (``head``, ``shards``, ``tx_counts``, the ``*_by_hash`` functions...) have
+  signatures of their own and are written here once each, documented from the same table.
+* :func:`sync_twin` makes the blocking twin of any of them (``hmyframe.api``).
+* :data:`REGISTRY` lists every public fetcher; ``hmyframe.engine`` / ``hmyframe.aio`` and
+  ``hmyframe.api`` / ``hmyframe`` each bind every name in it once (a test checks they match).
+
+A new parameter is added to its kind's template (and documented in :data:`PARAMETERS`); a new
+dataset declares ``fetched_by`` in its module and gets a binding line in ``engine`` and ``api``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import os
+import textwrap
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
+
+import pandas as pd
+
+from hmyframe import datasets as ds
+from hmyframe._sync import run
+from hmyframe._tasks import gather_or_raise
+from hmyframe.cache import Cache
+from hmyframe.engine._blocks import parse_range
+from hmyframe.engine._lookups import (
+    MissingPolicy,
+    fetch_pending_cx_receipts,
+    fetch_shards,
+    fetch_traces_by_hash,
+    fetch_transactions_by_hash,
+    fetch_tx_counts,
+)
+from hmyframe.engine._output import Output, check_output, to_output
+from hmyframe.engine._progress import Progress
+from hmyframe.engine._ranges import fetch_shards as fetch_range_shards
+from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._snapshots import fetch_snapshot
+from hmyframe.errors import ConfigError, short_repr
+
+__all__ = [
+    "PARAMETERS",
+    "REGISTRY",
+    "BlockSpec",
+    "CacheArg",
+    "Frame",
+    "ProgressArg",
+    "PublicFunction",
+    "ShardSpec",
+    "TraceRpc",
+    "fetch",
+    "head",
+    "pending_cx_receipts",
+    "range_fetcher",
+    "shards",
+    "snapshot_fetcher",
+    "sync_twin",
+    "traces_by_hash",
+    "traces_fetcher",
+    "transactions_by_hash",
+    "tx_counts",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: ``start`` / ``end`` of a range: a block number, a spec string, or a date / datetime / Timestamp.
+BlockSpec: TypeAlias = int | str | date
+#: ``shard`` of a range: one id, several, or ``"all"``.
+ShardSpec: TypeAlias = int | Sequence[int] | Literal["all"]
+#: ``cache``: on (``data/``), a folder, a :class:`~hmyframe.Cache`, or off.
+CacheArg: TypeAlias = bool | str | os.PathLike[str] | Cache
+#: ``progress``: a bar, a callback taking a count, or silence.
+ProgressArg: TypeAlias = bool | Callable[[int], None]
+#: ``trace_rpc``: one URL or one per shard.
+TraceRpc: TypeAlias = str | dict[int, str] | None
+#: What a fetcher returns: a pandas DataFrame by default; a pyarrow Table or a polars DataFrame
+#: with ``output="arrow"`` / ``"polars"``.
+Frame: TypeAlias = Union[pd.DataFrame, Any]  # noqa: UP007  (evaluated at run time: Any has no |)
+
+# --------------------------------------------------------------------------- documentation
+
+#: The one description of every parameter a public fetcher takes.
+PARAMETERS: dict[str, str] = {
+    "start": (
+        "First block of the range, resolved on each shard: a block number (``1500000``, "
+        '``"1.5M"``, ``"250K"``), a date or time in UTC (``"2026-01-01"``, '
+        '``"2026-01-01T12:00"``, ``datetime``, ``pandas.Timestamp``: the first block at or '
+        "after it), ``-N`` (the last N blocks up to ``end``), or the whole range with ``end`` left "
+        'out, cryo style: ``"-1000:"`` (the last 1000 blocks), ``"1M:1.1M"``, ``":700"``, '
+        '``"2M:"``. Times are found by a search on block timestamps (a handful of requests, '
+        "remembered for the rest of the process)."
+    ),
+    "end": (
+        'Last block, inclusive: a block number, ``"latest"``, a time (the last block at or before '
+        'it), a date (its whole UTC day), or ``"+N"`` (N blocks from ``start``). Default: the '
+        "shard's head."
+    ),
+    "shard": (
+        '``0`` (the beacon chain, the default), another shard id, a list of ids, or ``"all"`` '
+        "(every shard the node lists). Several shards are fetched concurrently, each cached as "
+        "if fetched alone, and returned as one table with ``shard_id``, shard after shard. Block "
+        "numbers repeat across shards: join tables on ``(shard_id, block_number)`` or on "
+        "``block_hash``; a join on ``block_number`` alone pairs rows of different shards."
+    ),
+    "lookup_shard": "Shard to ask (``0``, the beacon chain, by default).",
+    "block": (
+        "Block of the snapshot (``None``: the head of shard 0). The block used is in "
+        '``df.attrs["snapshot_block"]`` and in the ``snapshot_block`` column.'
+    ),
+    "rpc": (
+        'Where to fetch from: a node URL (``"https://api.s0.t.hmny.io"``), ``"devnet"`` (the '
+        "embedded devnet, started on first use), a running :class:`~hmyframe.devnet.Devnet`, an "
+        "open :class:`~hmyframe.Client`, or an open :class:`~hmyframe.Session` (then its client, "
+        "cache and options are used and ``cache`` / ``options`` here are ignored). Default: "
+        "``$HMYFRAME_RPC``, else the public mainnet endpoint. Other shards are reached at the "
+        "URLs the node lists (``hmy_getShardingStructure``)."
+    ),
+    "trace_rpc": (
+        "URL serving ``trace_*`` (an archival / trace node), or ``{shard: url}``. Default: "
+        "``$HMYFRAME_TRACE_RPC``; the devnet's trace ports for the devnet; the public archival "
+        "endpoint for the public mainnet URL."
+    ),
+    "cache": (
+        "Where fetched data is kept as Parquet, so each block range or snapshot is fetched once: "
+        "``True`` (``data/``, or ``$HMYFRAME_CACHE``), a folder, a :class:`~hmyframe.Cache`, or "
+        "``False`` (fetch and keep nothing). Read a cache or export folder back with "
+        ":func:`hmyframe.read`."
+    ),
+    "options": (
+        ":class:`~hmyframe.FetchOptions`: blocks per cache file, ``getBlocks`` or batched calls, "
+        "RPC generation, requests in flight, requests per second, timeout, retries, pacing of "
+        "validator pages. Default: ``FetchOptions()``."
+    ),
+    "progress": (
+        "``True`` shows a progress bar with a rate and an ETA (a widget in Jupyter with the "
+        "``notebook`` extra installed; nothing when stderr is not a terminal); a callable is "
+        "called with each step's count ({unit}); ``False`` (default) is silent."
+    ),
+    "output": (
+        '``"pandas"`` (default): a DataFrame, exact amounts in the ``atto`` dtype (exact integers '
+        "that add, subtract, sum, group and compare), a ``*_one`` float column beside each; "
+        '``"arrow"``: a ``pyarrow.Table`` (amounts ``decimal128(38, 0)``); ``"polars"``: a polars '
+        "DataFrame (needs polars installed)."
+    ),
+    "on_missing": (
+        'What to do about hashes the node does not know: ``"warn"`` (default, a '
+        ':class:`~hmyframe.NotFoundWarning`), ``"raise"`` (:class:`~hmyframe.errors.NotFoundError`) '
+        'or ``"ignore"``. They are listed in ``df.attrs["not_found"]`` in every case.'
+    ),
+    "hashes": "0x Harmony transaction hashes (one string or a sequence); repeated hashes are asked once.",
+    "addresses": (
+        "Account addresses, one1 or 0x (one string or a sequence); an address given twice (in "
+        "either form) is asked once."
+    ),
+    "count_block": "Block at which to read the counts (``None``: the shard's head).",
+    "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
+    "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
+    "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
+}
+
+_UNITS = {"range": "blocks", "snapshot": "validator pages", "lookup": "answers"}
+
+#: One line per dataset fetcher (the dataset's own description follows it).
+_SUMMARY = {
+    "blocks": "Blocks ``start..end`` of ``shard``: one row per block.",
+    "transactions": "Plain transactions of blocks ``start..end`` of ``shard``: one row per transaction.",
+    "staking_transactions": "Staking transactions of blocks ``start..end``: one row per staking transaction.",
+    "signers": "Signers of blocks ``start..end``: one row per (block, signer).",
+    "traces": "Execution traces (Parity style) of every transaction of blocks ``start..end``.",
+    "validators": "Every validator at ``block`` (default: the head): one row per validator.",
+    "voting_power": "Voting power per validator, shard and BLS key at ``block`` (default: the head).",
+    "delegations": "Every delegation at ``block`` (default: the head): one row per (validator, delegator).",
+    "undelegations": "Every pending undelegation at ``block`` (default: the head).",
+}
+
+#: What is worth knowing about one dataset's fetch.
+_NOTES = {
+    "blocks": (
+        "Blocks alone are asked without their transactions (headers and transaction hashes), a "
+        "fraction of the bytes of full blocks; the counts are the same."
+    ),
+    "staking_transactions": "Staking transactions exist on shard 0 only.",
+    "signers": (
+        "Block N's signers are known from block N+1, so ``end`` is at most ``head - 1`` (the default end)."
+    ),
+    "traces": (
+        "Traces come from ``trace_block`` on the trace endpoint; each row carries the "
+        "transaction's Harmony hash, resolved from the block's transactions whatever hash the "
+        "node reports."
+    ),
+    "validators": (
+        "All pages of ``getAllValidatorInformationByBlockNumber`` at that one block, paced so the "
+        "node's limiter is never tripped. Percentages and rates are fractions 0..1."
+    ),
+    "voting_power": "Percentages are fractions 0..1 (0.05 is 5 %).",
+}
+
+
+def _param_doc(name: str, kind: str, label: str | None = None) -> str:
+    text = PARAMETERS[name].replace("{unit}", _UNITS[kind])
+    body = textwrap.fill(text, 92, initial_indent="    ", subsequent_indent="    ")
+    return f"{label or name}\n{body}"
+
+
+def _doc(
+    summary: str,
+    parameters: Sequence[str | tuple[str, str]],
+    kind: str,
+    returns: str,
+    notes: str = "",
+    example: str = "",
+) -> str:
+    """A NumPy-style docstring from the shared parameter descriptions."""
+    out = [summary, ""]
+    if notes:
+        out += [textwrap.fill(notes, 96), ""]
+    out += ["Parameters", "----------"]
+    for p in parameters:
+        name, key = (p, p) if isinstance(p, str) else p
+        out.append(_param_doc(key, kind, name))
+    out += ["", "Returns", "-------", returns]
+    if example:
+        out += ["", "Examples", "--------", example]
+    return "\n".join(out) + "\n"
+
+
+def _frame_returns(name: str, extra: str = "") -> str:
+    dataset = ds.get(name)
+    order = f" Sorted by {', '.join(dataset.sort_by)}." if dataset.sort_by else ""
+    text = (
+        f"The ``{name}`` dataset: {dataset.description}{order}{extra} Column types and descriptions: "
+        f'``hmyframe.schema("{name}")`` or ``hmyframe schema {name}``. Columns: '
+        + ", ".join(dataset.schema.names)
+        + "."
+    )
+    body = textwrap.fill(text, 92, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
+    return f"pandas.DataFrame (``output`` may ask for a pyarrow.Table or a polars DataFrame)\n{body}"
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+@contextlib.asynccontextmanager
+async def _session(
+    rpc: object, trace_rpc: TraceRpc, cache: CacheArg, options: FetchOptions | None
+) -> AsyncIterator[Session]:
+    if isinstance(rpc, Session):
+        yield rpc
+        return
+    async with Session(rpc, trace_rpc=trace_rpc, cache=cache, options=options) as session:
+        yield session
+
+
+def _shard_spec(shard: object) -> list[int] | Literal["all"]:
+    """A caller's ``shard`` checked before any request: ``"all"`` or a list of distinct ids."""
+    if isinstance(shard, str):
+        if shard == "all":
+            return "all"
+        raise ConfigError(f"shard must be a shard id, a list of ids or 'all', got {short_repr(shard)}")
+    if isinstance(shard, Sequence | set | frozenset) or type(shard).__name__ == "ndarray":
+        ids = list(dict.fromkeys(block_arg(s, "shard") for s in shard))  # type: ignore[attr-defined]
+        if not ids:
+            raise ConfigError("shard is an empty list: give at least one shard id, or 'all'")
+        return ids
+    return [block_arg(shard, "shard")]
+
+
+async def _shard_ids(session: Session, spec: list[int] | Literal["all"]) -> list[int]:
+    return await session.shard_ids() if spec == "all" else spec
+
+
+def _label(name: str, ids: list[int]) -> str:
+    return f"{name} shard {ids[0]}" if len(ids) == 1 else f"{name} shards {','.join(map(str, ids))}"
+
+
+async def _range(
+    name: str,
+    start: object,
+    end: object,
+    shard: object,
+    rpc: object,
+    trace_rpc: TraceRpc,
+    cache: CacheArg,
+    options: FetchOptions | None,
+    progress: ProgressArg,
+    output: Output,
+) -> Frame:
+    check_output(output)
+    parse_range(start, end)  # a spec that is not understood fails before any request
+    spec = _shard_spec(shard)
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        ids = await _shard_ids(session, spec)
+        with Progress.make(progress, _label(name, ids)) as bar:
+            _, tables = await fetch_range_shards(
+                session, [name], start, end, ids, progress=bar.update, on_plan=bar.plan
+            )
+    return to_output(tables[name], output)
+
+
+async def _snapshot(
+    name: str,
+    block: int | None,
+    rpc: object,
+    cache: CacheArg,
+    options: FetchOptions | None,
+    progress: ProgressArg,
+    output: Output,
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, f"{name} snapshot", unit="pages") as bar:
+            at, tables = await fetch_snapshot(session, [name], block, progress=bar.update)
+    return to_output(tables[name], output, {"snapshot_block": at})
+
+
+# --------------------------------------------------------------------------- the templates
+
+
+async def _range_template(
+    name: str,
+    start: BlockSpec,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    return await _range(name, start, end, shard, rpc, None, cache, options, progress, output)
+
+
+async def _traces_template(
+    name: str,
+    start: BlockSpec,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    rpc: object = None,
+    trace_rpc: TraceRpc = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    return await _range(name, start, end, shard, rpc, trace_rpc, cache, options, progress, output)
+
+
+async def _snapshot_template(
+    name: str,
+    block: int | None = None,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    return await _snapshot(name, block, rpc, cache, options, progress, output)
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+@dataclass(frozen=True)
+class PublicFunction:
+    """One public fetcher.
+
+    Attributes
+    ----------
+    name
+        Its name in ``hmyframe`` and ``hmyframe.aio``.
+    kind
+        ``"range"``, ``"snapshot"``, ``"lookup"`` or ``"any"`` (:func:`fetch`).
+    dataset
+        The dataset it returns (``None`` for :func:`head` and :func:`fetch`).
+    function
+        The coroutine function (``hmyframe.aio.<name>``).
+    """
+
+    name: str
+    kind: Literal["range", "snapshot", "lookup", "any"]
+    dataset: str | None
+    function: Callable[..., Coroutine[Any, Any, Any]]
+
+
+#: Every public fetcher by name, in documentation order.
+REGISTRY: dict[str, PublicFunction] = {}
+
+
+def _register(
+    name: str, kind: Literal["range", "snapshot", "lookup", "any"], dataset: str | None, function: Any
+) -> None:
+    if name in REGISTRY:
+        raise ConfigError(f"public fetcher {name!r} is defined twice")
+    function.__module__ = "hmyframe.aio"
+    function.__name__ = function.__qualname__ = name
+    REGISTRY[name] = PublicFunction(name, kind, dataset, function)
+
+
+def _bind(
+    template: Callable[Concatenate[str, P], Coroutine[Any, Any, R]],
+    name: str,
+    kind: Literal["range", "snapshot"],
+    doc: str,
+) -> Callable[P, Coroutine[Any, Any, R]]:
+    """``template`` with its first argument (the dataset name) fixed, documented and registered."""
+
+    async def fetcher(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await template(name, *args, **kwargs)
+
+    signature = inspect.signature(template, eval_str=True)
+    fetcher.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=list(signature.parameters.values())[1:]
+    )
+    fetcher.__doc__ = doc
+    _register(name, kind, name, fetcher)
+    return fetcher
+
+
+def _dataset_of(name: str, kind: Literal["range", "snapshot"], traced: bool) -> ds.Dataset:
+    dataset = ds.get(name)
+    if dataset.fetched_by != kind or (dataset.source == "traces") != traced:
+        raise ConfigError(
+            f"dataset {name!r} is fetched by {dataset.fetched_by} (source {dataset.source}), not by this factory"
+        )
+    return dataset
+
+
+def _range_doc(name: str, traced: bool) -> str:
+    params: list[str | tuple[str, str]] = ["start", "end", "shard", "rpc"]
+    if traced:
+        params.append("trace_rpc")
+    params += ["cache", "options", "progress", "output"]
+    return _doc(
+        _SUMMARY.get(name, ds.get(name).description),
+        params,
+        "range",
+        _frame_returns(name),
+        _NOTES.get(name, ""),
+        f'>>> import hmyframe\n>>> df = hmyframe.{name}(0, 99, rpc="devnet")              # doctest: +SKIP\n'
+        f'>>> df = hmyframe.{name}("2026-01-01", "2026-01-07", shard="all")  # doctest: +SKIP',
+    )
+
+
+def _snapshot_doc(name: str, traced: bool) -> str:
+    return _doc(
+        _SUMMARY.get(name, ds.get(name).description),
+        ["block", "rpc", "cache", "options", "progress", "output"],
+        "snapshot",
+        _frame_returns(name, ' ``df.attrs["snapshot_block"]`` holds the block.'),
+        _NOTES.get(name, ""),
+        f'>>> import hmyframe\n>>> df = hmyframe.{name}(rpc="devnet")                # doctest: +SKIP',
+    )
+
+
+def _factory(
+    template: Callable[Concatenate[str, P], Coroutine[Any, Any, R]],
+    kind: Literal["range", "snapshot"],
+    traced: bool,
+    doc: Callable[[str, bool], str],
+) -> Callable[[str], Callable[P, Coroutine[Any, Any, R]]]:
+    """A maker of public fetchers of one kind: ``maker(dataset_name)`` binds ``template``."""
+
+    def make(name: str) -> Callable[P, Coroutine[Any, Any, R]]:
+        _dataset_of(name, kind, traced)
+        return _bind(template, name, kind, doc(name, traced))
+
+    return make
+
+
+#: ``range_fetcher("blocks")``: the public async fetcher of a block-range dataset.
+range_fetcher = _factory(_range_template, "range", False, _range_doc)
+#: ``traces_fetcher("traces")``: the public async fetcher of a range dataset of a trace endpoint.
+traces_fetcher = _factory(_traces_template, "range", True, _range_doc)
+#: ``snapshot_fetcher("validators")``: the public async fetcher of a validator-snapshot dataset.
+snapshot_fetcher = _factory(_snapshot_template, "snapshot", False, _snapshot_doc)
+
+
+# --------------------------------------------------------------------------- by name, and lookups
+
+
+def _public(
+    kind: Literal["lookup", "any"],
+    dataset: str | None,
+    summary: str,
+    parameters: Sequence[str | tuple[str, str]],
+    returns: str,
+    notes: str = "",
+    example: str = "",
+) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
+    """Document a hand-written public coroutine from :data:`PARAMETERS` and register it."""
+
+    def decorate(function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+        # annotations evaluated, as help() and IDEs should show them (not as strings)
+        function.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
+        function.__doc__ = _doc(
+            summary, parameters, "lookup" if kind == "lookup" else "range", returns, notes, example
+        )
+        _register(function.__name__, kind, dataset, function)
+        return function
+
+    return decorate
+
+
+@_public(
+    "any",
+    None,
+    'Any range or snapshot dataset by name: ``hmyframe.fetch("traces", 0, 99)``, '
+    '``hmyframe.fetch("validators", block=1500)``.',
+    [
+        "dataset",
+        ("start", "fetch_start"),
+        "end",
+        "shard",
+        ("block", "fetch_block"),
+        "rpc",
+        "trace_rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    "pandas.DataFrame (``output`` may ask for a pyarrow.Table or a polars DataFrame)\n"
+    "    As the dataset's own function returns it.",
+)
+async def fetch(
+    dataset: str,
+    start: BlockSpec | None = None,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    block: int | None = None,
+    rpc: object = None,
+    trace_rpc: TraceRpc = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    kind = ds.get(dataset).fetched_by  # ConfigError listing the names if unknown
+    if kind == "range":
+        if start is None:
+            raise ConfigError(f"dataset {dataset!r} needs a start block")
+        if block is not None:
+            raise ConfigError(
+                f"dataset {dataset!r} is fetched by block range: give start/end, not block={block!r}"
+            )
+        return await _range(dataset, start, end, shard, rpc, trace_rpc, cache, options, progress, output)
+    if kind == "snapshot":
+        if start is not None or end is not None:
+            raise ConfigError(
+                f"dataset {dataset!r} is a snapshot at one block: give block=, not a start/end range "
+                f"(got start={start!r}, end={end!r})"
+            )
+        return await _snapshot(dataset, block, rpc, cache, options, progress, output)
+    lookups = [f.name for f in REGISTRY.values() if f.kind == "lookup" and f.dataset == dataset]
+    raise ConfigError(
+        f"dataset {dataset!r} is a point lookup, not fetched by range or snapshot: use "
+        + " or ".join(f"hmyframe.{n}()" for n in lookups)
+    )
+
+
+@_public(
+    "lookup",
+    None,
+    "The number of the latest block of ``shard``.",
+    [("shard", "lookup_shard"), "rpc", "options"],
+    "int",
+)
+async def head(shard: int = 0, *, rpc: object = None, options: FetchOptions | None = None) -> int:
+    async with _session(rpc, None, False, options) as session:
+        return await session.head(block_arg(shard, "shard"), refresh=True)
+
+
+@_public(
+    "lookup",
+    "shards",
+    "The network's shards and their endpoints, as the node lists them (``hmy_getShardingStructure``).",
+    ["rpc", "options", "progress", "output"],
+    _frame_returns("shards"),
+)
+async def shards(
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "shards", unit="answers") as bar:
+            table = await fetch_shards(session)
+            bar.update(1)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "cx_receipts",
+    "Cross-shard transfers sent to ``shard`` and not yet received (its pool's pending receipts).",
+    ["shard", "rpc", "options", "progress", "output"],
+    _frame_returns("cx_receipts"),
+)
+async def pending_cx_receipts(
+    shard: ShardSpec = 0,
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    spec = _shard_spec(shard)
+    async with _session(rpc, None, False, options) as session:
+        ids = await _shard_ids(session, spec)
+        with Progress.make(progress, _label("pending receipts", ids), unit="answers") as bar:
+
+            async def one(s: int) -> Any:
+                table = await fetch_pending_cx_receipts(session, s)
+                bar.update(1)
+                return table
+
+            tables = await gather_or_raise(one(s) for s in ids)
+    import pyarrow as pa
+
+    return to_output(pa.concat_tables(tables), output)
+
+
+@_public(
+    "lookup",
+    "tx_counts",
+    "Each address's transaction count (nonce) on ``shard`` at ``block``: one row per distinct address.",
+    [
+        "addresses",
+        ("block", "count_block"),
+        ("shard", "lookup_shard"),
+        "rpc",
+        "options",
+        "progress",
+        "output",
+    ],
+    _frame_returns("tx_counts"),
+)
+async def tx_counts(
+    addresses: Sequence[str],
+    block: int | None = None,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "transaction counts", unit="answers") as bar:
+            table = await fetch_tx_counts(session, addresses, block, shard, progress=bar.update)
+    return to_output(table, output)
+
+
+_NOT_FOUND = ' Unknown hashes are listed in ``df.attrs["not_found"]``.'
+
+
+@_public(
+    "lookup",
+    "transactions",
+    "Transactions by Harmony hash, fetched concurrently (the client batches the calls).",
+    ["hashes", ("shard", "lookup_shard"), "on_missing", "rpc", "options", "progress", "output"],
+    _frame_returns("transactions", _NOT_FOUND),
+)
+async def transactions_by_hash(
+    hashes: Sequence[str],
+    shard: int = 0,
+    *,
+    on_missing: MissingPolicy = "warn",
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "transactions by hash", unit="answers") as bar:
+            table, missing = await fetch_transactions_by_hash(
+                session, hashes, shard, on_missing=on_missing, progress=bar.update
+            )
+    return to_output(table, output, {"not_found": missing})
+
+
+@_public(
+    "lookup",
+    "traces",
+    "Traces of transactions by Harmony hash (``trace_transaction``).",
+    ["hashes", ("shard", "lookup_shard"), "on_missing", "rpc", "trace_rpc", "options", "progress", "output"],
+    _frame_returns("traces", _NOT_FOUND),
+)
+async def traces_by_hash(
+    hashes: Sequence[str],
+    shard: int = 0,
+    *,
+    on_missing: MissingPolicy = "warn",
+    rpc: object = None,
+    trace_rpc: TraceRpc = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, trace_rpc, False, options) as session:
+        with Progress.make(progress, "traces by hash", unit="answers") as bar:
+            table, missing = await fetch_traces_by_hash(
+                session, hashes, shard, on_missing=on_missing, progress=bar.update
+            )
+    return to_output(table, output, {"not_found": missing})
+
+
+# --------------------------------------------------------------------------- sync twins
+
+
+def sync_twin(coroutine_function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
+    """The blocking twin of a public coroutine: same name, signature and documentation.
+
+    It runs the coroutine with :func:`hmyframe._sync.run`, so it works in scripts and inside a
+    running event loop (Jupyter) alike.
+    """
+
+    @functools.wraps(coroutine_function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> R:
+        return run(coroutine_function(*args, **kwargs))
+
+    twin.__module__ = "hmyframe"
+    twin.__doc__ = (coroutine_function.__doc__ or "") + (
+        f"\nSynchronous twin of ``await hmyframe.aio.{coroutine_function.__name__}(...)``.\n"
+    )
+    return twin

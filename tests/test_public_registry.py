@@ -1,0 +1,113 @@
+"""The public API comes from one registry (issue 7, points 6 and 11): every fetcher is bound once
+in ``hmyframe.aio`` and once in ``hmyframe``, matches the datasets registry, and documents every
+parameter it takes. Nothing here lists the fetchers by hand."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+
+import pytest
+
+import hmyframe
+from hmyframe import aio, api, engine
+from hmyframe.datasets import DATASETS
+from hmyframe.engine._public import PARAMETERS, REGISTRY
+
+NAMES = list(REGISTRY)
+
+
+def _bound_fetchers(module: types.ModuleType) -> set[str]:
+    """Names in ``module`` bound to a registered coroutine or to the sync twin of one."""
+    functions = [e.function for e in REGISTRY.values()]
+    return {
+        name
+        for name, value in vars(module).items()
+        if any(value is f or getattr(value, "__wrapped__", None) is f for f in functions)
+    }
+
+
+def test_every_registered_fetcher_is_bound_once_async_and_once_sync() -> None:
+    assert set(NAMES) == _bound_fetchers(engine) == _bound_fetchers(api)
+    for name in NAMES:
+        assert getattr(aio, name) is getattr(engine, name) is REGISTRY[name].function
+        assert getattr(hmyframe, name) is getattr(api, name)
+        assert name in hmyframe.__all__
+        assert name in aio.__all__
+
+
+def test_every_range_and_snapshot_dataset_has_its_fetcher() -> None:
+    fetched = {name: d.fetched_by for name, d in DATASETS.items() if d.fetched_by != "lookup"}
+    assert fetched  # the registry says how each dataset is fetched
+    for name, kind in fetched.items():
+        assert REGISTRY[name].kind == kind
+        assert REGISTRY[name].dataset == name
+    for name, entry in REGISTRY.items():
+        if entry.kind in ("range", "snapshot"):
+            assert DATASETS[name].fetched_by == entry.kind
+        elif entry.dataset is not None:
+            assert DATASETS[entry.dataset].fetched_by == "lookup" or entry.kind == "lookup"
+
+
+def test_the_kinds_share_one_signature_each() -> None:
+    for kind in ("range", "snapshot"):
+        signatures = {
+            str(inspect.signature(e.function))
+            for e in REGISTRY.values()
+            if e.kind == kind and DATASETS[e.name].source != "traces"
+        }
+        assert len(signatures) == 1, signatures
+    assert "trace_rpc" in inspect.signature(aio.traces).parameters
+
+
+def _documented(doc: str) -> list[str]:
+    """Parameter names of a NumPy-style Parameters section."""
+    section = doc.split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+    return [line for line in section.splitlines() if line and not line.startswith(" ")]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_docstring_explains_every_parameter(name: str) -> None:
+    for function in (getattr(aio, name), getattr(hmyframe, name)):
+        doc = inspect.getdoc(function) or ""
+        parameters = list(inspect.signature(function).parameters)
+        assert _documented(doc) == parameters, name
+        assert "module documentation" not in doc
+        assert "Returns\n-------" in doc
+        # each explanation is the shared one (one text per parameter, never copied by hand)
+        for parameter in parameters:
+            block = doc.split(f"\n{parameter}\n", 1)[1].split("\n\n", 1)[0]
+            first_words = " ".join(block.split()[:6])
+            assert any(" ".join(text.split()[:6]) == first_words for text in PARAMETERS.values()), (
+                name,
+                parameter,
+            )
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].dataset is not None])
+def test_each_dataset_docstring_names_its_columns(name: str) -> None:
+    doc = " ".join((inspect.getdoc(getattr(hmyframe, name)) or "").split())
+    dataset = DATASETS[REGISTRY[name].dataset]  # type: ignore[index]
+    for column in dataset.schema.names:
+        assert re.search(rf"\b{column}\b", doc), (name, column)
+
+
+def test_help_shows_the_real_signature_and_names() -> None:
+    text = str(inspect.signature(hmyframe.transactions))
+    assert text.startswith("(start: int | str | datetime.date, end:")
+    assert "output: Literal['pandas', 'arrow', 'polars'] = 'pandas'" in text
+    assert hmyframe.transactions.__name__ == "transactions"
+    assert aio.validators.__qualname__ == "validators"
+    assert inspect.iscoroutinefunction(aio.blocks)
+    assert not inspect.iscoroutinefunction(hmyframe.blocks)
+
+
+def test_nothing_shadows_a_module_or_is_misnamed() -> None:
+    assert isinstance(hmyframe.engine, types.ModuleType)
+    assert callable(hmyframe.fetch)
+    assert hmyframe.fetch.__name__ == "fetch"
+    assert hmyframe.dataset.__name__ == "dataset"
+    assert hmyframe.dataset("blocks") is DATASETS["blocks"]
+    assert hmyframe.read.__name__ == "read"
+    assert "see the module" not in (inspect.getdoc(hmyframe.dataset) or "")
