@@ -1,9 +1,10 @@
 """Reading exact amounts and plain numbers out of frames, whatever their dtype.
 
-Amount columns arrive as ``decimal128(38, 0)`` Arrow columns today (``decimal.Decimal``
-scalars) and may arrive as an exact Python-int backed extension dtype; metrics read both
-through :func:`exact_ints`, which never passes a value through a float. :func:`to_one` turns
-exact atto into float ONE for display (exact division, one rounding at the end).
+Amount columns come as the ``atto`` dtype (:mod:`hmyframe.amounts`, exact Python ints), or as
+``decimal128(38, 0)`` Arrow columns (``decimal.Decimal`` scalars) from frames built straight from
+Arrow; metrics read both through :func:`exact_ints`, which never passes a value through a float,
+and write exact results in the ``atto`` dtype. :func:`to_one` turns exact atto into float ONE for
+display (through :func:`hmyframe.to_one`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from hmyframe import amounts
 from hmyframe.errors import ConfigError, short_repr
 
 __all__ = [
@@ -75,23 +77,21 @@ def exact_ints(values: Any, what: str = "amount") -> list[int | None]:
 
 
 def exact_series(values: Sequence[int | None], index: Any = None, name: str | None = None) -> pd.Series:
-    """A Series of exact atto amounts (the datasets' ``decimal128(38, 0)`` Arrow dtype)."""
-    array = pa.array([None if v is None else decimal.Decimal(v) for v in values], type=_EXACT)
-    return pd.Series(pd.arrays.ArrowExtensionArray(array), index=index, name=name)
+    """A Series of exact atto amounts, in the datasets' ``atto`` dtype."""
+    return pd.Series(list(values), index=index, name=name, dtype="atto")
 
 
 def to_one(values: Any) -> pd.Series:
-    """Exact atto amounts -> float64 ONE (exact division, one rounding); missing -> NaN.
+    """Exact atto amounts -> float64 ONE (each value correctly rounded); missing -> NaN.
 
-    A Series keeps its index and name.
+    :func:`hmyframe.to_one` for any column or sequence of exact amounts (``Decimal`` values of
+    the Arrow columns are read exactly first); a Series keeps its index and name.
     """
-    ints = exact_ints(values)
-    out = np.array(
-        [math.nan if v is None else float(Fraction(v, ATTO_PER_ONE)) for v in ints], dtype=np.float64
-    )
     if isinstance(values, pd.Series):
-        return pd.Series(out, index=values.index, name=values.name)
-    return pd.Series(out)
+        return amounts.to_one(
+            pd.Series(exact_ints(values), index=values.index, name=values.name, dtype="atto")
+        )
+    return amounts.to_one(pd.Series(exact_ints(values), dtype="atto"))
 
 
 def amount_one(frame: pd.DataFrame, column: str) -> pd.Series:

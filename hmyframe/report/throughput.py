@@ -20,7 +20,7 @@ from hmyframe import plot as hplot
 from hmyframe._sync import run
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_range
+from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import FetchOptions, Session, block_arg
 from hmyframe.errors import ConfigError, redact_url, short_repr
 from hmyframe.metrics._values import floats
@@ -203,7 +203,7 @@ def render(
 
 async def _shard_ids(session: Session, shard: ShardArg) -> list[int]:
     if shard == "all":
-        return [info.shard_id for info in await session.client.shards()]
+        return await session.shard_ids()
     if isinstance(shard, str):
         raise ConfigError(f"shard must be a shard number, a list of them or 'all', got {short_repr(shard)}")
     if isinstance(shard, int):
@@ -213,8 +213,8 @@ async def _shard_ids(session: Session, shard: ShardArg) -> list[int]:
 
 async def throughput_report_async(
     out: str | os.PathLike[str],
-    start: int,
-    end: int | None = None,
+    start: object,
+    end: object = None,
     *,
     shard: ShardArg = "all",
     freq: str = "auto",
@@ -230,7 +230,8 @@ async def throughput_report_async(
     out
         The ``.html`` file to write.
     start, end
-        Inclusive block range of every shard reported (``end=None``: each shard's head).
+        Inclusive range of every shard reported, in any form the range fetchers take: block
+        numbers, UTC times (``"2026-01-01"``), ``"-1000:"``... (``end=None``: each shard's head).
     shard
         ``"all"`` (default), a shard number, or a list of them.
     freq
@@ -246,18 +247,16 @@ async def throughput_report_async(
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
     names = ["blocks", "transactions", "staking_transactions"]
-    frames: dict[str, list[pd.DataFrame]] = {name: [] for name in names}
     async with Session(rpc, cache=cache, options=options) as session:
-        # one fetch per shard; this loop becomes one shard="all" call once the fetchers take it
-        for shard_id in await _shard_ids(session, shard):
-            with Progress.make(progress, f"throughput shard {shard_id}") as bar:
-                tables = await fetch_range(
-                    session, names, start, end, shard_id, progress=bar.update, on_plan=bar.plan
-                )
-            for name in names:
-                frames[name].append(ds.to_pandas(tables[name]))
+        ids = await _shard_ids(session, shard)
+        label = f"throughput shard{'s' if len(ids) > 1 else ''} {','.join(map(str, ids))}"
+        with Progress.make(progress, label) as bar:
+            # every shard at once, each resolved and cached as if fetched alone
+            _, tables = await fetch_shards(
+                session, names, start, end, ids, progress=bar.update, on_plan=bar.plan
+            )
         source = redact_url(session.url)
-    joined = {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}
+    joined = {name: ds.to_pandas(tables[name]) for name in names}
     page = render(
         joined["blocks"], joined["transactions"], joined["staking_transactions"], freq=freq, source=source
     )
@@ -266,8 +265,8 @@ async def throughput_report_async(
 
 def throughput_report(
     out: str | os.PathLike[str],
-    start: int,
-    end: int | None = None,
+    start: object,
+    end: object = None,
     *,
     shard: ShardArg = "all",
     freq: str = "auto",

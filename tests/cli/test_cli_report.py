@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from hmyframe.cli import main
@@ -118,3 +119,27 @@ def test_report_needs_a_kind_and_an_out(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         main(["report", "staking"])
     assert "--out" in capsys.readouterr().err
+
+
+def test_report_throughput_over_a_time_range(
+    net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t.html"
+    argv = [
+        "report",
+        "throughput",
+        "--rpc",
+        net.url,
+        "--start",
+        "2026-01-01T00:10",
+        "--end",
+        "2026-01-01T00:12",
+    ]
+    code, _, stderr = run([*argv, "--out", str(out)], capsys)
+    assert code == 0, stderr
+    truth = Chain(blocks=600, seed=3)
+    t0 = int(pd.Timestamp("2026-01-01T00:10", tz="UTC").timestamp())
+    t1 = int(pd.Timestamp("2026-01-01T00:12", tz="UTC").timestamp())
+    for shard in (0, 1):
+        inside = [n for n in range(600) if t0 <= truth.block(shard, n).timestamp <= t1]
+        assert f"shard {shard}: blocks {inside[0]:,}–{inside[-1]:,}" in out.read_text()
