@@ -38,7 +38,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import itertools
+import logging
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +59,7 @@ from hmyframe.errors import (
     HTTPStatusError,
     RateLimitError,
     ResponseShapeError,
+    ResponseTooLargeError,
     redact_url,
     short_repr,
 )
@@ -64,10 +67,12 @@ from hmyframe.rpc._check import is_int
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import Methods, block_number_param, tx_hash_param
 from hmyframe.rpc.retry import RetryPolicy, rpc_error_class
-from hmyframe.rpc.transport import HttpReply, Transport, TransportFault
+from hmyframe.rpc.transport import DEFAULT_MAX_ANSWER_BYTES, HttpReply, Transport, TransportFault
 
 __all__ = [
     "DEFAULT_BATCH_LIMITS",
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "LONG_WAIT",
     "MAX_BODY_BYTES",
     "Client",
     "ClientStats",
@@ -88,6 +93,13 @@ DEFAULT_BATCH_LIMITS: Mapping[str, int] = MappingProxyType(
 
 #: Successful requests in a row after which a halved batch size is doubled back.
 _RECOVER_AFTER = 16
+
+#: A retry whose wait (or whose failed attempt) lasts this many seconds or more is announced
+#: with a warning on the ``hmyframe.rpc`` logger (printed on stderr when logging is not
+#: configured), so a long wait is never silent.
+LONG_WAIT = 5.0
+
+_log = logging.getLogger("hmyframe.rpc")
 
 
 def is_validator_listing(method: str) -> bool:
@@ -372,6 +384,13 @@ class Client:
         (``{"trace_block": 5}``; 1 = always alone). The validator listings are always alone.
     max_body_bytes
         Largest request body sent; batches are split to stay under it.
+    max_answer_bytes
+        Largest answer body read (after decompression; default
+        :data:`~hmyframe.rpc.transport.DEFAULT_MAX_ANSWER_BYTES`, 128 MiB, which holds a
+        ``getBlocks`` of 1,025 full blocks several times over). A larger answer is dropped as
+        soon as it passes the cap, so memory stays bounded whatever a server sends; a batch
+        is then retried in halves, a single call fails with
+        :class:`~hmyframe.errors.ResponseTooLargeError`.
     compression
         Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts
         (``127.0.0.0/8``, ``::1``, ``localhost``), where compressing costs both sides more
@@ -412,6 +431,7 @@ class Client:
         batch_limits: Mapping[str, int] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
         compression: bool | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         self._url = _check_url(url, "url")
         self._trace: str | dict[int, str] | None
@@ -435,6 +455,7 @@ class Client:
         _check_number(batch_size, "batch_size", minimum=1, integer=True)
         _check_number(timeout, "timeout", minimum=0.001)
         _check_number(max_body_bytes, "max_body_bytes", minimum=64, integer=True)
+        _check_number(max_answer_bytes, "max_answer_bytes", minimum=64, integer=True)
         if requests_per_second is not None:
             _check_number(requests_per_second, "requests_per_second", minimum=1e-9)
         policy: object = retry
@@ -472,7 +493,10 @@ class Client:
             None if validator_pacing is None else (float(validator_pacing[0]), int(validator_pacing[1]))
         )
         self._rps = None if requests_per_second is None else TokenBucket(requests_per_second, 1)
-        self._transport = Transport(timeout=timeout, headers=headers, connections=max_in_flight)
+        self._timeout = float(timeout)
+        self._transport = Transport(
+            timeout=timeout, headers=headers, connections=max_in_flight, max_answer_bytes=max_answer_bytes
+        )
         self._semaphore = asyncio.Semaphore(max_in_flight)
         self._ids = itertools.count(1)
         self._endpoints: dict[str, _Endpoint] = {}
@@ -918,7 +942,7 @@ class Client:
     async def _run(self, ep: _Endpoint, calls: list[_Call]) -> None:
         """Send ``calls`` together, retrying the failed ones, until every future is settled."""
         try:
-            await self._send_with_retries(ep, calls)
+            await self._send_with_retries(ep, calls, 0, time.monotonic())
         except HmyframeError as exc:
             for call in calls:
                 _fail(call, exc)
@@ -935,41 +959,101 @@ class Client:
                     ConnectionFailedError(message, endpoint=ep.url, method=call.describe())
                 )
 
-    async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call], attempt: int = 0) -> None:
+    def _budget(self) -> float | None:
+        """Seconds one call may take, retries included (never less than one request's timeout)."""
+        budget = self._retry.max_elapsed
+        return None if budget is None else max(float(budget), self._timeout)
+
+    async def _send_with_retries(
+        self, ep: _Endpoint, calls: list[_Call], attempt: int, started: float
+    ) -> None:
+        budget = self._budget()
         pending = calls
         while True:
             pending = [c for c in pending if not c.future.done()]
             if not pending:
                 return
             attempt += 1
-            failures = await self._attempt(ep, pending)
+            left = None if budget is None else budget - (time.monotonic() - started)
+            began = time.monotonic()
+            failures = await self._attempt(ep, pending, left)
             if not failures:
+                return
+            took = time.monotonic() - began
+            if failures[0][1].reason == "too_large" and len(failures) > 1:
+                # an answer over the size cap: the batch was too big, never the way; halve it
+                await self._split(ep, [c for c, _ in failures], attempt, started)
                 return
             if attempt >= self._retry.attempts:
                 for call, failure in failures:
                     _fail(call, self._final_error(ep, call, failure, attempt))
                 return
+            failures = self._drop_long_retry_after(ep, failures, attempt)
+            if not failures:
+                return
             retry_afters = [f.retry_after for _, f in failures if f.retry_after is not None]
             wait = self._retry.delay(attempt, max(retry_afters) if retry_afters else None)
+            spent = time.monotonic() - started
+            if budget is not None and spent + wait >= budget:
+                note = f"; the call's time budget of {budget:g} s is spent ({spent:.1f} s so far)"
+                for call, failure in failures:
+                    _fail(call, self._final_error(ep, call, failure, attempt, note))
+                return
             for _, failure in failures:
                 self.stats.retries[failure.reason] += 1
             self.stats.retry_wait += wait
+            if wait >= LONG_WAIT or took >= LONG_WAIT:
+                call, failure = failures[0]
+                _log.warning(
+                    "hmyframe: %s at %s failed after %.1f s (%s); retrying in %.1f s (attempt %d of %d)",
+                    call.describe() if len(failures) == 1 else f"a batch of {len(failures)} calls",
+                    redact_url(ep.url),
+                    took,
+                    failure.message,
+                    wait,
+                    attempt + 1,
+                    self._retry.attempts,
+                )
             if wait > 0:
                 await asyncio.sleep(wait)
             pending = [c for c, _ in failures]
             if len(pending) > 1 and any(f.reason in self._retry.split_reasons for _, f in failures):
-                # maybe too big for a proxy or the timeout: halve this batch and later ones
-                ep.shrink = min(ep.shrink * 2, 1 << 20)
-                ep.ok_streak = 0
-                self.stats.batch_splits += 1
-                half = (len(pending) + 1) // 2
-                await asyncio.gather(
-                    self._send_with_retries(ep, pending[:half], attempt),
-                    self._send_with_retries(ep, pending[half:], attempt),
-                )
+                await self._split(ep, pending, attempt, started)
                 return
 
-    async def _attempt(self, ep: _Endpoint, calls: list[_Call]) -> list[tuple[_Call, _Failure]]:
+    async def _split(self, ep: _Endpoint, pending: list[_Call], attempt: int, started: float) -> None:
+        """Retry ``pending`` in two halves, and halve the endpoint's later batches too."""
+        ep.shrink = min(ep.shrink * 2, 1 << 20)
+        ep.ok_streak = 0
+        self.stats.batch_splits += 1
+        half = (len(pending) + 1) // 2
+        await asyncio.gather(
+            self._send_with_retries(ep, pending[:half], attempt, started),
+            self._send_with_retries(ep, pending[half:], attempt, started),
+        )
+
+    def _drop_long_retry_after(
+        self, ep: _Endpoint, failures: list[tuple[_Call, _Failure]], attempt: int
+    ) -> list[tuple[_Call, _Failure]]:
+        """Fail at once the calls whose answer asked to wait longer than ``retry_after_max``."""
+        policy = self._retry
+        if not policy.honour_retry_after:
+            return failures
+        kept: list[tuple[_Call, _Failure]] = []
+        for call, failure in failures:
+            if failure.retry_after is not None and failure.retry_after > policy.retry_after_max:
+                note = (
+                    f"; the endpoint asked to wait {failure.retry_after:g} s (Retry-After), longer than "
+                    f"retry_after_max={policy.retry_after_max:g} s: try again later"
+                )
+                _fail(call, self._final_error(ep, call, failure, attempt, note))
+            else:
+                kept.append((call, failure))
+        return kept
+
+    async def _attempt(
+        self, ep: _Endpoint, calls: list[_Call], left: float | None = None
+    ) -> list[tuple[_Call, _Failure]]:
         """One HTTP round trip; settle what can be settled, return the retryable failures."""
         body = calls[0].item if len(calls) == 1 else b"[" + b",".join(c.item for c in calls) + b"]"
         # validator listings are solo: a paced call is always alone in its request
@@ -986,16 +1070,33 @@ class Client:
             self.stats.batches += 1 if len(calls) > 1 else 0
             self.stats.bytes_sent += len(body)
             try:
-                reply = await self._transport.post(ep.url, body, accept_encoding=ep.accept_encoding)
+                reply = await self._transport.post(
+                    ep.url, body, accept_encoding=ep.accept_encoding, time_left=left
+                )
             except TransportFault as fault:
                 return self._fail_all(ep, calls, _Failure(fault.reason, fault.detail))
             finally:
                 self._in_flight -= 1
         self.stats.bytes_received += len(reply.body)
-        return self._handle_reply(ep, calls, reply)
+        try:
+            return self._handle_reply(ep, calls, reply)
+        except Exception as exc:  # noqa: BLE001  (a hostile answer must end as a response error)
+            snippet = reply.body[:80].decode("utf-8", "replace")
+            for call in calls:
+                _fail(
+                    call,
+                    ResponseShapeError(
+                        call.method,
+                        "$",
+                        snippet,
+                        f"an answer hmyframe can decode ({type(exc).__name__}: {exc})",
+                        endpoint=ep.url,
+                    ),
+                )
+            return []
 
     def _fail_all(self, ep: _Endpoint, calls: list[_Call], failure: _Failure) -> list[tuple[_Call, _Failure]]:
-        if self._retry.retries_reason(failure.reason):
+        if self._retry.retries_reason(failure.reason) or (failure.reason == "too_large" and len(calls) > 1):
             return [(c, failure) for c in calls]
         for call in calls:
             _fail(call, self._final_error(ep, call, failure, 0))
@@ -1022,15 +1123,17 @@ class Client:
             return []
         try:
             answer = _ANSWER.decode(reply.body)
-        except msgspec.ValidationError as exc:
+        except (msgspec.ValidationError, RecursionError) as exc:
+            what = (
+                "JSON nested less deeply"
+                if isinstance(exc, RecursionError)
+                else f"a JSON-RPC envelope ({exc})"
+            )
             for call in calls:
                 _fail(
                     call,
                     ResponseShapeError(
-                        call.method,
-                        "$",
-                        reply.body[:120].decode("utf-8", "replace"),
-                        f"a JSON-RPC envelope ({exc})",
+                        call.method, "$", reply.body[:120].decode("utf-8", "replace"), what, endpoint=ep.url
                     ),
                 )
             return []
@@ -1047,7 +1150,11 @@ class Client:
                 _fail(
                     call,
                     ResponseShapeError(
-                        call.method, "$", text, "a JSON-RPC answer with a `result` or an `error` member"
+                        call.method,
+                        "$",
+                        text,
+                        "a JSON-RPC answer with a `result` or an `error` member",
+                        endpoint=ep.url,
                     ),
                 )
             return []
@@ -1091,8 +1198,11 @@ class Client:
                 else:
                     try:
                         _settle(call, _json.decode(match.result, what=call.method))
-                    except HmyframeError as exc:
-                        _fail(call, exc)
+                    except ResponseShapeError as exc:
+                        _fail(
+                            call,
+                            ResponseShapeError(exc.what, exc.field, exc.value, exc.expected, endpoint=ep.url),
+                        )
             else:
                 _fail(
                     call,
@@ -1101,6 +1211,7 @@ class Client:
                         f"id {call.id}",
                         match,
                         "a JSON-RPC answer with a `result` or an `error` member",
+                        endpoint=ep.url,
                     ),
                 )
         return failures
@@ -1114,8 +1225,10 @@ class Client:
         cls = rpc_error_class(error.code, error.message)
         _fail(call, cls(error.code, error.message, method=call.method, params=call.params, endpoint=ep.url))
 
-    def _final_error(self, ep: _Endpoint, call: _Call, failure: _Failure, attempts: int) -> HmyframeError:
-        tried = f" (gave up after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
+    def _final_error(
+        self, ep: _Endpoint, call: _Call, failure: _Failure, attempts: int, note: str = ""
+    ) -> HmyframeError:
+        tried = f" (gave up after {attempts} attempt{'s' if attempts != 1 else ''}{note})" if attempts else ""
         if failure.rate:
             return RateLimitError(
                 f"{failure.message}{tried}; params {short_repr(call.params, 160)}",
@@ -1133,5 +1246,14 @@ class Client:
                 "id",
                 call.id,
                 f"a batch answer item with id {call.id} for {call.describe()}{tried}",
+                endpoint=ep.url,
+            )
+        if failure.reason == "too_large":
+            return ResponseTooLargeError(
+                f"{failure.message}; not retried: the same request would get the same answer. Ask for "
+                "less per request (fewer blocks per getBlocks call: blocks_per_request / "
+                "--blocks-per-request) or raise max_answer_bytes",
+                endpoint=ep.url,
+                method=call.describe(),
             )
         return ConnectionFailedError(f"{failure.message}{tried}", endpoint=ep.url, method=call.describe())
