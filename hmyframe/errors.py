@@ -4,7 +4,8 @@ The hierarchy::
 
     HmyframeError                      root: ``except HmyframeError`` catches all of ours
     ├── ConfigError (ValueError)       bad argument or setting given by the caller
-    │   └── AddressError               not a valid one1 (bech32) or 0x address
+    │   ├── AddressError               not a valid one1 (bech32) or 0x address
+    │   └── WrongChainError            an endpoint serves another chain (or shard) than expected
     ├── TransportError                 the request did not get a JSON-RPC answer
     │   ├── HTTPStatusError            non-2xx HTTP status (after retries)
     │   ├── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
@@ -42,6 +43,7 @@ __all__ = [
     "ResponseTooLargeError",
     "RpcError",
     "TransportError",
+    "WrongChainError",
     "redact_url",
     "short_repr",
 ]
@@ -152,6 +154,16 @@ class AddressError(ConfigError):
             f"invalid address {short_repr(value)}: {reason} "
             "(expected a one1... bech32 address or a 0x-prefixed 40-hex-digit address)"
         )
+
+
+class WrongChainError(ConfigError):
+    """An endpoint that serves another chain, or another shard, than the one being fetched.
+
+    Raised before anything from that endpoint is used or cached: a trace endpoint whose
+    genesis block differs from its shard's, a shard URL (learnt from
+    ``hmy_getShardingStructure`` or given) that belongs to another network, traces whose
+    block hashes are not those of the blocks they claim.
+    """
 
 
 class TransportError(HmyframeError):

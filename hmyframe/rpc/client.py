@@ -57,9 +57,11 @@ from hmyframe.errors import (
     ConnectionFailedError,
     HmyframeError,
     HTTPStatusError,
+    MethodNotFoundError,
     RateLimitError,
     ResponseShapeError,
     ResponseTooLargeError,
+    WrongChainError,
     redact_url,
     short_repr,
 )
@@ -326,6 +328,10 @@ def _check_number(value: Any, what: str, *, minimum: float, integer: bool = Fals
         raise ConfigError(f"{what} must be >= {minimum:g}, got {value!r}")
 
 
+def _listing(shards: list[ShardInfo]) -> str:
+    return ", ".join(f"{s.shard_id}={redact_url(s.http)}" for s in shards)
+
+
 def _parse_shards(result: Any, url: str) -> list[ShardInfo]:
     what = "hmy_getShardingStructure"
     if not isinstance(result, list) or not result:
@@ -391,6 +397,13 @@ class Client:
         soon as it passes the cap, so memory stays bounded whatever a server sends; a batch
         is then retried in halves, a single call fails with
         :class:`~hmyframe.errors.ResponseTooLargeError`.
+    verify_endpoints
+        Before the first call to a shard URL learnt from ``hmy_getShardingStructure`` (not
+        one given in ``shard_urls``), check that it belongs to the same network: its sharding structure must list the same shards and URLs as the home
+        node's, with the expected shard marked current. Before the first call to a trace URL,
+        check that its genesis block is its shard's (when it serves ``hmy_getBlockByNumber``).
+        A mismatch raises :class:`~hmyframe.errors.WrongChainError`; each check costs one or
+        two requests, once per URL.
     compression
         Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts
         (``127.0.0.0/8``, ``::1``, ``localhost``), where compressing costs both sides more
@@ -432,6 +445,7 @@ class Client:
         max_body_bytes: int = MAX_BODY_BYTES,
         compression: bool | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        verify_endpoints: bool = True,
     ) -> None:
         self._url = _check_url(url, "url")
         self._trace: str | dict[int, str] | None
@@ -502,6 +516,8 @@ class Client:
         self._endpoints: dict[str, _Endpoint] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._in_flight = 0
+        self._verify = bool(verify_endpoints)
+        self._verifications: dict[tuple[str, bool], asyncio.Task[None]] = {}
         self._shard_info: list[ShardInfo] | None = None
         self._shard_fetch: asyncio.Task[list[ShardInfo]] | None = None
         self.stats = ClientStats()
@@ -516,6 +532,9 @@ class Client:
             # for every opening, so a client can be reopened in another loop.
             self._semaphore = asyncio.Semaphore(self._max_in_flight)
             self._shard_fetch = None
+            self._verifications = {
+                k: t for k, t in self._verifications.items() if t.done() and not t.cancelled()
+            }
             await self._transport.open()
         return self
 
@@ -532,6 +551,7 @@ class Client:
         tasks: list[asyncio.Task[Any]] = list(self._tasks)
         if self._shard_fetch is not None and not self._shard_fetch.done():
             tasks.append(self._shard_fetch)
+        tasks.extend(t for t in self._verifications.values() if not t.done())
         self._shard_fetch = None
         for task in tasks:
             task.cancel()
@@ -639,35 +659,107 @@ class Client:
         """
         shard = _check_shard(shard)
         if trace:
-            if self._trace is None:
-                raise ConfigError(
-                    f"trace call for shard {'home' if shard is None else shard} needs a trace URL: "
-                    "pass Client(..., trace_url=...) (a URL or a {shard: url} mapping)"
-                )
-            if isinstance(self._trace, str):
-                if shard is None or shard == await self.home_shard():
-                    return self._trace
-                raise ConfigError(
-                    f"no trace URL for shard {shard}: trace_url serves only the home shard "
-                    f"{await self.home_shard()}; pass a {{shard: url}} mapping"
-                )
-            sid = shard if shard is not None else await self.home_shard()
-            if sid in self._trace:
-                return self._trace[sid]
-            raise ConfigError(f"no trace URL for shard {sid}: trace_url has shards {sorted(self._trace)}")
+            return await self._verified(await self._trace_url(shard), shard, trace=True)
         if shard is None:
             return self._url
         if shard in self._shard_urls:
-            return self._shard_urls[shard]
+            return self._shard_urls[shard]  # the caller's own word
         infos = await self.shards()
         if shard == await self.home_shard():
             return self._url
         for info in infos:
             if info.shard_id == shard:
-                return _check_url(info.http, f"the URL hmy_getShardingStructure lists for shard {shard}")
+                url = _check_url(info.http, f"the URL hmy_getShardingStructure lists for shard {shard}")
+                return await self._verified(url, shard, trace=False)
         raise ConfigError(
             f"shard {shard} is not served by this network: it has shards {[s.shard_id for s in infos]}"
         )
+
+    async def _trace_url(self, shard: int | None) -> str:
+        if self._trace is None:
+            raise ConfigError(
+                f"traces of shard {'home' if shard is None else shard} need a trace endpoint (the trace "
+                "port of an archival node): pass trace_rpc= (Python; trace_url= to a Client), "
+                "--trace-rpc (command line) or set HMYFRAME_TRACE_RPC"
+            )
+        if isinstance(self._trace, str):
+            if shard is None or shard == await self.home_shard():
+                return self._trace
+            raise ConfigError(
+                f"no trace endpoint for shard {shard}: the one given serves only the home shard "
+                f"{await self.home_shard()}; give one per shard (trace_rpc={{shard: url}}, "
+                "--trace-rpc 0=URL,1=URL)"
+            )
+        sid = shard if shard is not None else await self.home_shard()
+        if sid in self._trace:
+            return self._trace[sid]
+        raise ConfigError(
+            f"no trace endpoint for shard {sid}: trace URLs are given for shards {sorted(self._trace)}"
+        )
+
+    # ------------------------------------------------------------------ endpoint identity
+
+    async def _verified(self, url: str, shard: int | None, *, trace: bool) -> str:
+        """``url``, once it has been checked to serve this network (see ``verify_endpoints``)."""
+        if not self._verify or (url == self._url and not trace):
+            return url
+        key = (url, trace)
+        task = self._verifications.get(key)
+        if task is None:
+            check = self._check_trace_url(url, shard) if trace else self._check_shard_url(url, shard)
+            task = asyncio.get_running_loop().create_task(check)
+            self._verifications[key] = task
+        try:
+            await asyncio.shield(task)
+        except WrongChainError:
+            raise
+        except HmyframeError:
+            if self._verifications.get(key) is task:
+                del self._verifications[key]  # could not tell (endpoint down): ask again next time
+            raise
+        return url
+
+    async def _call_at(self, url: str, method: str, params: list[Any]) -> Any:
+        """One call to ``url`` as it is (no routing, so no verification)."""
+        self._check_open()
+        call = self._make_call(method, params, False)
+        self._enqueue(self._endpoint(url), call)
+        return await call.future
+
+    async def _check_shard_url(self, url: str, shard: int | None) -> None:
+        home = await self.shards()
+        theirs = _parse_shards(await self._call_at(url, "hmy_getShardingStructure", []), url)
+        ours_listing = [(s.shard_id, s.http) for s in home]
+        their_listing = [(s.shard_id, s.http) for s in theirs]
+        if their_listing != ours_listing:
+            raise WrongChainError(
+                f"the URL of shard {shard}, {redact_url(url)}, belongs to another network: its "
+                f"hmy_getShardingStructure lists {_listing(theirs)}, the home node {redact_url(self._url)} "
+                f"lists {_listing(home)}; nothing was fetched from it"
+            )
+        current = [s.shard_id for s in theirs if s.current]
+        if shard is not None and current != [shard]:
+            raise WrongChainError(
+                f"the URL of shard {shard}, {redact_url(url)}, serves shard {current[0] if current else '?'} "
+                f"(its hmy_getShardingStructure marks it current); nothing was fetched from it"
+            )
+
+    async def _check_trace_url(self, url: str, shard: int | None) -> None:
+        params: list[Any] = ["0x0", False]
+        data_url = await self.endpoint_url(shard)
+        ours = await self._call_at(data_url, "hmy_getBlockByNumber", params)
+        try:
+            theirs = await self._call_at(url, "hmy_getBlockByNumber", params)
+        except MethodNotFoundError:
+            return  # a trace-only endpoint: the traces' block hashes are checked instead
+        ours_hash = ours.get("hash") if isinstance(ours, dict) else None
+        theirs_hash = theirs.get("hash") if isinstance(theirs, dict) else None
+        if not isinstance(ours_hash, str) or ours_hash.lower() != str(theirs_hash).lower():
+            raise WrongChainError(
+                f"the trace endpoint {redact_url(url)} serves another chain than shard "
+                f"{'home' if shard is None else shard} at {redact_url(data_url)}: its genesis block hash is "
+                f"{short_repr(theirs_hash)}, the shard's is {short_repr(ours_hash)}; nothing was fetched from it"
+            )
 
     def _endpoint(self, url: str) -> _Endpoint:
         ep = self._endpoints.get(url)

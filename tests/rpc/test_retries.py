@@ -52,7 +52,9 @@ async def test_retry_after_beyond_the_cap_ends_the_call_at_once(quiet_net: Devne
     # waiting less than the endpoint asked would only be refused again; waiting an hour is silent
     quiet_net.faults.add("status", status=503, retry_after=3600, times=1)
     async with Client(quiet_net.url, retry=RetryPolicy(backoff_base=0, retry_after_max=0.05)) as c:
-        with pytest.raises(HTTPStatusError, match=r"asked to wait 3600 s \(Retry-After\).*retry_after_max=0.05 s"):
+        with pytest.raises(
+            HTTPStatusError, match=r"asked to wait 3600 s \(Retry-After\).*retry_after_max=0.05 s"
+        ):
             await c.v2.block_number()
         assert c.stats.retry_wait == 0.0
     assert quiet_net.stats.http_requests == 1
