@@ -73,6 +73,8 @@ __all__ = [
     "CacheWarning",
     "DatasetLike",
     "default_root",
+    "ensure_writable_folder",
+    "os_reason",
 ]
 
 _META_PREFIX = b"hmyframe."
@@ -220,14 +222,7 @@ class Cache:
             Naming the root and the reason (a file in the way, a read-only or unwritable
             folder...), before anything is fetched.
         """
-        root = self.root
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            probe = root / f".hmyframe-probe.{self._writer_tag}.tmp"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise CacheError(f"cache folder {root} is not usable: {_os_reason(exc)}") from None
+        ensure_writable_folder(self.root, "cache folder")
 
     # -- planning ------------------------------------------------------------------------
 
@@ -317,7 +312,7 @@ class Cache:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise CacheError(f"cannot read cache file {path}: {_os_reason(exc)}") from None
+            raise CacheError(f"cannot read cache file {path}: {os_reason(exc)}") from None
         expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         status, _, problem = self._inspect(path, st, dataset, expected)
         if status != "ok":
@@ -409,7 +404,7 @@ class Cache:
                     except FileNotFoundError:
                         continue
                     except OSError as exc:
-                        raise CacheError(f"cannot delete cache file {path}: {_os_reason(exc)}") from None
+                        raise CacheError(f"cannot delete cache file {path}: {os_reason(exc)}") from None
                     removed += 1
             for empty in (folder, folder.parent, folder.parent.parent):
                 with contextlib.suppress(OSError):
@@ -475,7 +470,7 @@ class Cache:
             except FileNotFoundError:
                 continue
             except OSError as exc:
-                raise CacheError(f"cannot read cache file {path}: {_os_reason(exc)}") from None
+                raise CacheError(f"cannot read cache file {path}: {os_reason(exc)}") from None
             expected = _Expected(chain_id, dataset_name, shard, kind, start, end)
             if named != dataset_name:
                 status: Status = "corrupt"
@@ -612,7 +607,7 @@ class Cache:
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            reason = _os_reason(exc) if isinstance(exc, OSError) else str(exc)
+            reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
             raise CacheError(f"cannot write cache file {path}: {reason}") from None
         except BaseException:
             with contextlib.suppress(OSError):
@@ -629,13 +624,30 @@ class _Check(Protocol):
 # --------------------------------------------------------------------------- helpers
 
 
+def ensure_writable_folder(folder: Path, what: str) -> None:
+    """Create ``folder`` if needed and check that a file can be written in it.
+
+    Raises
+    ------
+    CacheError
+        ``"<what> <folder> is not usable: [Errno 30] Read-only file system"`` and the like.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".hmyframe-probe.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise CacheError(f"{what} {folder} is not usable: {os_reason(exc)}") from None
+
+
 def _host_tag() -> str:
     """This machine's name, reduced to letters, digits and ``-`` (part of temporary file names)."""
     name = re.sub(r"[^A-Za-z0-9]+", "", socket.gethostname())[:24]
     return name or "host"
 
 
-def _os_reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
     """An ``OSError`` as one line without a traceback: ``[Errno 30] Read-only file system``."""
     text = exc.strerror or str(exc) or type(exc).__name__
     return f"[Errno {exc.errno}] {text}" if exc.errno is not None else text
@@ -648,7 +660,7 @@ def _listdir(folder: Path) -> list[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
-        raise CacheError(f"cannot list cache folder {folder}: {_os_reason(exc)}") from None
+        raise CacheError(f"cannot list cache folder {folder}: {os_reason(exc)}") from None
 
 
 def _remove_orphans(path: Path) -> None:

@@ -22,7 +22,6 @@ One engine serves every dataset keyed by block (``blocks``, ``transactions``,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Sequence
 
 import pyarrow as pa
@@ -31,6 +30,7 @@ import pyarrow.compute as pc
 from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
+from hmyframe.engine._chunks import check_trace_blocks, run_chunks
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
 
@@ -218,6 +218,7 @@ class _RangeFetch:
         with_signers = "signers" in wanted
         need_blocks = bool(wanted & {*BLOCK_FAMILY, "signers"})
         trace_ctx: ConvertContext | None = None
+        block_hashes: dict[int, str] = {}
         traces_wanted = "traces" in wanted
         # resolve trace hashes from cached transactions, if present: no block request
         if (
@@ -228,6 +229,7 @@ class _RangeFetch:
         ):
             tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
             trace_ctx = _traces_context_from_table(tx, self.shard)
+            block_hashes = _hashes_by_number(tx)
         if need_blocks or (traces_wanted and trace_ctx is None):
             payloads, signer_payloads = await self.block_payloads(start, end, with_signers)
             decoded = decode_blocks(payloads)
@@ -241,6 +243,7 @@ class _RangeFetch:
                         signer_payloads, start, end, self.shard, tables["blocks"]
                     )
             _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
+            block_hashes = _hashes_by_number(tables["blocks"])
             if with_signers:
                 # blocks fetched withSigners carry signer_count, others not: drop it so a block's
                 # row does not depend on whether its signers happened to be fetched with it
@@ -255,6 +258,8 @@ class _RangeFetch:
             assert trace_ctx is not None
             table = ds.get("traces").convert(await self.trace_payloads(start, end), trace_ctx)
             _check_within(table, start, end, "traces")
+            url = await self.session.client.endpoint_url(self.shard, trace=True)
+            check_trace_blocks(table, block_hashes, url, self.shard)
             self.store("traces", start, end, table)
         if self.progress is not None:
             self.progress(end - start + 1)
@@ -325,7 +330,13 @@ async def fetch_range(
         raise ConfigError("collect=False needs a cache to write to")
     job = _RangeFetch(session, names, shard, progress)
     if end is None:
-        end = await session.head(shard) - (1 if "signers" in names else 0)
+        head = await session.head(shard)
+        end = head - (1 if "signers" in names else 0)
+        if end < start:
+            raise ConfigError(
+                f"start block {start} is beyond the head of shard {shard}: the head is block {head}"
+                + (" (and block N's signers need block N+1)" if "signers" in names else "")
+            )
     end = block_arg(end, "end block")
     if end < start:
         raise ConfigError(f"end block {end} is before start block {start}")
@@ -346,19 +357,29 @@ async def fetch_range(
                 f"end block {end} is beyond the last fetchable block {limit} of shard {shard}{why}; "
                 f"the head is {head}"
             )
+    if gaps:
+        # the endpoints are checked (and a missing trace endpoint reported) before anything is written
+        await session.client.endpoint_url(shard)
+        if "traces" in job.names and job.missing("traces", start, end):
+            await session.client.endpoint_url(shard, trace=True)
     chunks = split_aligned(gaps, session.options.chunk_size)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
-    semaphore = asyncio.Semaphore(session.options.max_concurrent_chunks)
-
-    async def run(a: int, b: int) -> None:
-        async with semaphore:
-            await job.chunk(a, b)
-
-    await gather_or_raise(run(a, b) for a, b in chunks)
+    await run_chunks(
+        chunks,
+        job.chunk,
+        session.options.max_concurrent_chunks,
+        shard=shard,
+        cached=session.cache is not None,
+    )
     if not collect:
         return {}
     return {name: job.result(name, start, end) for name in job.names}
+
+
+def _hashes_by_number(table: pa.Table) -> dict[int, str]:
+    """Block number -> block hash, from a table with ``block_number`` and ``block_hash`` columns."""
+    return dict(zip(table["block_number"].to_pylist(), table["block_hash"].to_pylist(), strict=True))
 
 
 def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:
