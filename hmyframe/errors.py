@@ -26,6 +26,7 @@ offending value.
 from __future__ import annotations
 
 import re
+import reprlib
 from typing import Any
 
 __all__ = [
@@ -123,8 +124,13 @@ def redact_url(url: str) -> str:
 
 
 def short_repr(value: Any, limit: int = 120) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages."""
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters, for error messages (whatever the value holds)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = reprlib.repr(value)  # nested too deeply for repr(): shown to a few levels
+    except Exception as exc:  # noqa: BLE001  (a message must never fail to be built)
+        text = f"<{type(value).__name__} that cannot be shown: {type(exc).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -284,13 +284,17 @@ def _id_key(value: int | str | None) -> int | None:
 def _check_url(url: Any, what: str) -> str:
     if not isinstance(url, str):
         raise ConfigError(f"{what} must be an http(s) URL string, got {short_repr(url)}")
+    reason = ""
     try:
         parts = urlsplit(url)
-    except ValueError:
-        parts = None
+        if parts.port is not None and not parts.hostname:
+            reason = "no host"
+    except ValueError as exc:
+        parts, reason = None, str(exc)
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        why = f" ({reason})" if reason else ""
         raise ConfigError(
-            f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}"
+            f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}{why}"
         )
     return url
 
@@ -1341,10 +1345,13 @@ class Client:
                 endpoint=ep.url,
             )
         if failure.reason == "too_large":
+            advice = (
+                "ask for fewer blocks per call (blocks_per_request, --blocks-per-request) or raise max_answer_bytes"
+                if "getBlocks" in call.method
+                else "raise max_answer_bytes if such an answer is legitimate"
+            )
             return ResponseTooLargeError(
-                f"{failure.message}; not retried: the same request would get the same answer. Ask for "
-                "less per request (fewer blocks per getBlocks call: blocks_per_request / "
-                "--blocks-per-request) or raise max_answer_bytes",
+                f"{failure.message}; not retried (the same request would get the same answer): {advice}",
                 endpoint=ep.url,
                 method=call.describe(),
             )
