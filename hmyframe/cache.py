@@ -632,6 +632,8 @@ def ensure_writable_folder(folder: Path, what: str) -> None:
     CacheError
         ``"<what> <folder> is not usable: [Errno 30] Read-only file system"`` and the like.
     """
+    if folder.exists() and not folder.is_dir():
+        raise CacheError(f"{what} {folder} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".hmyframe-probe.{os.getpid()}-{secrets.token_hex(4)}.tmp"
