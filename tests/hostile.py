@@ -6,7 +6,7 @@
   a test rewrite requests or answers (another network's shard URL, 502s for some block ranges,
   a trace port that hides ``hmy_getBlockByNumber``).
 * :func:`peak_rss_of_cli` runs the command line in a child process and reports the child's
-  peak resident memory (``resource.getrusage`` in the child), killing it past a hard limit.
+  peak resident memory (its ``VmHWM``, read by the child itself), killing it past a hard limit.
 """
 
 from __future__ import annotations
@@ -205,14 +205,25 @@ def rpc_result(request: Any, result: Any) -> bytes:
 
 # --------------------------------------------------------------------------- memory of a child
 
+# The child's own peak: VmHWM of its address space. (ru_maxrss is no good here: at exec the
+# kernel folds the parent's high-water mark into it, so it reports the test process's size.)
 _CHILD = """
 import resource, sys
 from hmyframe.cli import main
+def peak_kib():
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 try:
     code = main(sys.argv[2:])
 finally:
     with open(sys.argv[1], "w") as fh:
-        fh.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        fh.write(str(peak_kib()))
 raise SystemExit(code)
 """
 
@@ -237,7 +248,7 @@ def peak_rss_of_cli(
 ) -> tuple[int | None, str, str, int]:
     """Run ``hmyframe ARGV`` in a child; return ``(exit code, stdout, stderr, peak RSS in MiB)``.
 
-    The peak is the child's own ``ru_maxrss``; a watchdog kills the child (exit code ``None``)
+    The peak is the child's own high-water mark (``VmHWM``); a watchdog kills the child (exit code ``None``)
     once its resident memory passes ``kill_above_mib``, or after ``timeout`` seconds, and
     then reports the highest resident size it saw.
     """

@@ -72,8 +72,10 @@ def test_an_endless_body_ends_at_the_cap_and_memory_stays_bounded(raw_server: An
     assert "\n" not in line
     assert f"{DEFAULT_MAX_ANSWER_BYTES:,}-byte answer cap" in line
     assert f"(calling hmy_getShardingStructure([]) at {server.url})" in line
-    # the body never sits in memory whole more than about twice (the pieces, then the joined bytes)
-    assert peak < 3 * cap_mib + 200, peak
+    # measured against a child that only starts the command line (imports and all), same run:
+    # what the endless answer cost stays under twice the cap (it was 1.1x: the pieces read so far)
+    _, _, _, baseline = peak_rss_of_cli(["schema", "blocks"], tmp_path, kill_above_mib=1536)
+    assert peak - baseline < 2 * cap_mib, (peak, baseline)
 
 
 async def test_an_answer_announced_over_the_cap_is_refused_unread_and_not_retried(raw_server: Any) -> None:
