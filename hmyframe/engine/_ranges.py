@@ -18,6 +18,10 @@ One engine serves every dataset keyed by block (``blocks``, ``transactions``,
    client); the Harmony hash of each trace's transaction is resolved from the chunk's
    transactions (fetched or read from the cache).
 5. Results are read back in block order, so they are the same whatever order answers arrived in.
+6. A chunk that fails does not cost the others (:func:`~hmyframe.engine._chunks.run_chunks`): the
+   error raised at the end names the blocks not fetched, and a rerun fetches only those. The
+   endpoints are checked to serve this chain before anything is written, and traces whose block
+   hashes are not their blocks' are refused.
 """
 
 from __future__ import annotations
