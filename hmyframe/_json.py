@@ -32,8 +32,11 @@ _ENCODER = msgspec.json.Encoder(decimal_format="number")
 _PATH = re.compile(r" - at `(?P<path>[^`]*)`$")
 
 
-def _snippet(data: bytes | bytearray | memoryview | str, limit: int = 80) -> str:
-    text = data if isinstance(data, str) else bytes(data[: limit + 1]).decode("utf-8", "replace")
+def _snippet(data: bytes | bytearray | memoryview | str | msgspec.Raw, limit: int = 80) -> str:
+    if isinstance(data, str):
+        text = data[: limit + 1]
+    else:  # msgspec.Raw is a buffer but cannot be sliced
+        text = bytes(memoryview(data)[: limit + 1]).decode("utf-8", "replace")
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -66,6 +69,8 @@ def decode(data: bytes | bytearray | memoryview | str, *, what: str = "JSON") ->
         return _ANY_DECODER.decode(data)
     except msgspec.DecodeError as exc:
         raise ResponseShapeError(what, "$", _snippet(data), f"valid JSON ({exc})") from None
+    except RecursionError:
+        raise ResponseShapeError(what, "$", _snippet(data), "JSON nested less deeply") from None
 
 
 def decoder(type_: type[T]) -> msgspec.json.Decoder[T]:
@@ -124,6 +129,8 @@ def decode_as(
         raise ResponseShapeError(what, field, _snippet(data), expected) from None
     except msgspec.DecodeError as exc:
         raise ResponseShapeError(what, "$", _snippet(data), f"valid JSON ({exc})") from None
+    except RecursionError:
+        raise ResponseShapeError(what, "$", _snippet(data), "JSON nested less deeply") from None
 
 
 def encode(obj: Any) -> bytes:

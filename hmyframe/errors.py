@@ -5,10 +5,12 @@ The hierarchy::
     HmyframeError                      root: ``except HmyframeError`` catches all of ours
     ├── ConfigError (ValueError)       bad argument or setting given by the caller
     │   ├── AddressError               not a valid one1 (bech32) or 0x address
-    │   └── AmountError                not an exact integer amount, or beyond decimal128(38, 0)
+    │   ├── AmountError                not an exact integer amount, or beyond decimal128(38, 0)
+    │   └── WrongChainError            an endpoint serves another chain (or shard) than expected
     ├── TransportError                 the request did not get a JSON-RPC answer
     │   ├── HTTPStatusError            non-2xx HTTP status (after retries)
-    │   └── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
+    │   ├── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
+    │   └── ResponseTooLargeError      an answer over the client's size cap (never retried)
     ├── RateLimitError                 HTTP 429 or the node's "rate: Wait" -32000 (after retries)
     ├── RpcError                       the node answered with a JSON-RPC ``error`` object
     │   ├── MethodNotFoundError        -32601 (unknown, hidden or not on this port)
@@ -25,8 +27,8 @@ offending value.
 from __future__ import annotations
 
 import re
+import reprlib
 from typing import Any
-from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 __all__ = [
     "AddressError",
@@ -41,25 +43,50 @@ __all__ = [
     "NotFoundError",
     "RateLimitError",
     "ResponseShapeError",
+    "ResponseTooLargeError",
     "RpcError",
     "TransportError",
+    "WrongChainError",
     "redact_url",
     "short_repr",
 ]
 
-_SECRET_QUERY_KEYS = re.compile(r"(key|token|secret|auth|password|pass|apikey|api_key|access)", re.I)
-# A path segment that looks like an API key: 20+ characters of letters/digits/-/_ with at
-# least one digit (Infura "/v3/<32 hex>", Ankr "/harmony/<64 hex>", QuickNode tokens...).
-_SECRET_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-]{20,}$")
+# RFC 3986, appendix B: splits any string into scheme, authority, path, query and fragment
+# (it never fails, so a malformed URL is redacted as carefully as a well-formed one).
+_URL_PARTS = re.compile(
+    r"^(?:(?P<scheme>[^:/?#]+):)?(?://(?P<netloc>[^/?#]*))?(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?(?:#(?P<fragment>.*))?$",
+    re.S,
+)
+# Path segments that name the secret in the segment after them (``/apikey/<key>``).
+_SECRET_NAMES = re.compile(r"^(api[-_]?key|key|token|secret|auth|password|access[-_]?token)$", re.I)
+# A readable path segment: lower-case words of at most 12 letters joined by '-' or '_'
+# (``mainnet-archive``); anything else of 16+ characters is treated as a key.
+_WORDY_SEGMENT = re.compile(r"^[a-z]{1,12}(?:[-_.][a-z0-9]{1,12})*$")
+_KEY_MIN_LENGTH = 16
+
+
+def _secret_segment(segment: str, after_secret_name: bool) -> bool:
+    if not segment:
+        return False
+    if after_secret_name:
+        return True
+    return len(segment) >= _KEY_MIN_LENGTH and not _WORDY_SEGMENT.match(segment)
 
 
 def redact_url(url: str) -> str:
-    """Return ``url`` with credentials, API-key-like path segments and secret query values hidden.
+    """Return ``url`` with every secret it may carry replaced by ``***``.
+
+    Redacted: the userinfo (``user:password@``), every query value (and bare query items),
+    the fragment, path segments that look like keys (16 or more characters that are not
+    plain lower-case words, such as Infura's ``/v3/<32 hex>`` or a token of letters only)
+    and the segment after a ``/key/``, ``/token/``, ``/apikey/``... segment. Scheme, host,
+    port and readable path segments stay, so the message still says where the call went.
+    A malformed URL is redacted the same way, never shown raw.
 
     Parameters
     ----------
     url
-        Any URL, possibly containing ``user:password@``, ``?apikey=...`` or a key in the path.
+        Any URL or URL-like text.
 
     Returns
     -------
@@ -68,27 +95,44 @@ def redact_url(url: str) -> str:
 
     Examples
     --------
-    >>> redact_url("https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?x=1")
-    'https://***@rpc.example.com/v3/***?x=1'
+    >>> redact_url("https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?x=1#t")
+    'https://***@rpc.example.com/v3/***?x=***#***'
+    >>> redact_url("http://[::1/abcdefghijklmnopqrstuvwxyz")
+    'http://[::1/***'
     """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable url>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rsplit("@", 1)[1]
-    path = "/".join("***" if _SECRET_SEGMENT.match(seg) else seg for seg in parts.path.split("/"))
-    query = "&".join(
-        (f"{k}=***" if _SECRET_QUERY_KEYS.search(k) else f"{k}={v}") if sep else k
-        for k, sep, v in (item.partition("=") for item in parts.query.split("&") if item)
-    )
-    return urlunsplit(SplitResult(parts.scheme, netloc, path, query, parts.fragment))
+    m = _URL_PARTS.match(str(url))
+    assert m is not None  # the pattern matches every string
+    scheme, netloc, path, query, fragment = m.group("scheme", "netloc", "path", "query", "fragment")
+    out = f"{scheme}:" if scheme is not None else ""
+    if netloc is not None:
+        if "@" in netloc:
+            netloc = "***@" + netloc.rsplit("@", 1)[1]
+        out += f"//{netloc}"
+    segments = path.split("/")
+    redacted: list[str] = []
+    previous = ""
+    for segment in segments:
+        redacted.append("***" if _secret_segment(segment, bool(_SECRET_NAMES.match(previous))) else segment)
+        previous = segment
+    out += "/".join(redacted)
+    if query is not None:
+        items = [item for item in query.split("&") if item]
+        out += "?" + "&".join(
+            f"{key}=***" if sep else "***" for key, sep, _ in (item.partition("=") for item in items)
+        )
+    if fragment is not None:
+        out += "#***" if fragment else "#"
+    return out
 
 
 def short_repr(value: Any, limit: int = 120) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for error messages."""
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters, for error messages (whatever the value holds)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = reprlib.repr(value)  # nested too deeply for repr(): shown to a few levels
+    except Exception as exc:  # noqa: BLE001  (a message must never fail to be built)
+        text = f"<{type(value).__name__} that cannot be shown: {type(exc).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -127,6 +171,16 @@ class AddressError(ConfigError):
         )
 
 
+class WrongChainError(ConfigError):
+    """An endpoint that serves another chain, or another shard, than the one being fetched.
+
+    Raised before anything from that endpoint is used or cached: a trace endpoint whose
+    genesis block differs from its shard's, a shard URL (learnt from
+    ``hmy_getShardingStructure`` or given) that belongs to another network, traces whose
+    block hashes are not those of the blocks they claim.
+    """
+
+
 class TransportError(HmyframeError):
     """The request did not produce a JSON-RPC answer (network, HTTP status, timeout).
 
@@ -161,6 +215,14 @@ class HTTPStatusError(TransportError):
 
 class ConnectionFailedError(TransportError):
     """Connection refused or reset, name resolution failed, or the request timed out."""
+
+
+class ResponseTooLargeError(TransportError):
+    """An answer body larger than the client's cap (``max_answer_bytes``).
+
+    The answer is not read further and the request is not retried as is: the same request
+    would get the same answer. The message names the cap, the request and what to change.
+    """
 
 
 class RateLimitError(HmyframeError):
@@ -248,15 +310,20 @@ class ResponseShapeError(HmyframeError):
         The offending value (shown shortened).
     expected
         What was expected there.
+    endpoint
+        The URL that sent the answer (stored redacted), when known.
     """
 
-    def __init__(self, what: str, field: str, value: Any, expected: str) -> None:
+    def __init__(self, what: str, field: str, value: Any, expected: str, *, endpoint: str = "") -> None:
         self.what = what
         self.field = field
         self.value = value
         self.expected = expected
-        super().__init__(f"{what}: field {field!r} has {short_repr(value)}; expected {expected}")
+        self.endpoint = redact_url(endpoint) if endpoint else ""
+        where = f" (answer from {self.endpoint})" if endpoint else ""
+        text = f"{what}: field {field!r} has {short_repr(value)}; expected {expected}{where}"
+        super().__init__(" ".join(text.split()))  # one line, whatever the value held
 
 
 class CacheError(HmyframeError):
-    """A cache file is stale (schema fingerprint differs), corrupt, or cannot be written."""
+    """A cache or output file or folder that cannot be read or written (or a corrupt cache file)."""

@@ -3,7 +3,11 @@
 An export is a fetch that keeps nothing in memory: each chunk is written to the cache as it
 completes (so an interrupted export resumes where it stopped), then the summary lists what is
 on disk for the requested range. With ``format="csv"`` every Parquet file of the range is also
-converted to a CSV file of the same name under ``out``.
+converted to a CSV file of the same name under ``out``; CSV files of an earlier export of the
+same folder that overlap the range (other chunk boundaries) are cut to the blocks outside it,
+so the folder holds each block's rows once. Every file is written atomically; a failed write
+(a full disk) leaves no temporary file behind. Folders that cannot be written are reported
+before anything is fetched.
 
 Layout under the output folder (``pd.read_parquet(folder)``, ``pyarrow.dataset`` and DuckDB
 read a dataset folder directly)::
@@ -14,7 +18,10 @@ read a dataset folder directly)::
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +34,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from hmyframe import datasets as ds
-from hmyframe.cache import Cache
+from hmyframe.cache import Cache, ensure_writable_folder, os_reason
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._progress import Progress
@@ -167,6 +174,10 @@ async def export(
     spec = _shard_spec(shard)
     root = Path(out) if out is not None and format == "parquet" else Path(cache) if cache else None
     store = Cache(root) if root is not None else Cache()
+    csv_root = Path(out) if (format == "csv" and out is not None) else Path("export-csv")
+    store.ensure_writable()
+    if format == "csv":
+        ensure_writable_folder(csv_root, "output folder")
     began = time.perf_counter()
     fetched = 0
 
@@ -200,7 +211,6 @@ async def export(
         seconds=time.perf_counter() - began,
         datasets={},
     )
-    csv_root = Path(out) if (format == "csv" and out is not None) else Path("export-csv")
     for name in names:
         item = ExportedDataset(name)
         dataset = ds.get(name)
@@ -208,6 +218,7 @@ async def export(
         for shard_id, (start, end) in ranges.items() if name in RANGE_DATASETS else ():
             # the cache's own non-overlapping cover, clipped to the range: a file cached by an
             # earlier, wider fetch holds blocks outside it, which are neither counted nor exported
+            csv_folder = csv_root / store.folder(chain_id, name, shard_id).relative_to(store.root)
             for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard_id, report=False):
                 entry = entries.get(path)
                 if entry is None or c_end < start or c_start > end:
@@ -218,8 +229,7 @@ async def export(
                     table = _read(path, dataset)
                     if not whole:
                         table = _between(table, lo, hi)
-                    folder = csv_root / path.parent.relative_to(store.root)
-                    target = _write_csv(table, folder / f"{name}__{lo:010d}_{hi:010d}.csv")
+                    target = _write_csv(table, csv_folder / f"{name}__{lo:010d}_{hi:010d}.csv")
                     rows = table.num_rows
                 else:
                     target = path
@@ -227,6 +237,8 @@ async def export(
                 item.files.append(target)
                 item.rows += rows
                 item.bytes += target.stat().st_size
+            if format == "csv":
+                _cut_earlier_csv(csv_folder, dataset, start, end, set(item.files))
         if name in SNAPSHOT_DATASETS:
             for entry in entries.values():
                 if entry.kind != "snapshot" or entry.start != snapshot_block:
@@ -257,10 +269,76 @@ def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
     return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
 
 
+_CSV_RE = re.compile(r"^(?P<name>[a-z_]+)__(?P<start>\d{10})_(?P<end>\d{10})\.csv$")
+
+
 def _write_csv(table: pa.Table, target: Path) -> Path:
-    """Write a table as CSV (exact decimals as digits, timestamps ISO 8601), atomically."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    pacsv.write_csv(table, tmp)
-    os.replace(tmp, target)
+    """Write a table as CSV (exact decimals as digits, timestamps ISO 8601), atomically.
+
+    Raises
+    ------
+    CacheError
+        If the file cannot be written (full disk, read-only folder...); no temporary file is
+        left behind.
+    """
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        pacsv.write_csv(table, tmp)
+        os.replace(tmp, target)
+    except (OSError, pa.ArrowException) as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
+        raise CacheError(f"cannot write CSV file {target}: {reason}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     return target
+
+
+def _read_csv(source: Path, dataset: ds.Dataset) -> pa.Table:
+    """A CSV file written by :func:`_write_csv`, with the dataset's exact types."""
+    options = pacsv.ConvertOptions(
+        column_types=dataset.schema, strings_can_be_null=True, quoted_strings_can_be_null=False
+    )
+    try:
+        table = pacsv.read_csv(source, convert_options=options)
+        return table.select(dataset.schema.names).cast(dataset.schema)
+    except (OSError, pa.ArrowException, KeyError) as exc:
+        raise CacheError(
+            f"cannot read the earlier CSV export {source} (to cut its blocks that this export rewrote): "
+            f"{exc}; remove it and export again"
+        ) from None
+
+
+def _cut_earlier_csv(folder: Path, dataset: ds.Dataset, start: int, end: int, written: set[Path]) -> None:
+    """Cut CSV files of earlier exports in ``folder`` down to their blocks outside ``start..end``.
+
+    An earlier export with other chunk boundaries left files overlapping the range just
+    written: each keeps only the rows of its blocks outside the range (in files named for
+    those blocks), or goes when it has none, so the folder holds every block's rows once.
+    """
+    try:
+        listing = sorted(folder.iterdir())
+    except OSError:
+        return
+    for path in listing:
+        m = _CSV_RE.match(path.name)
+        if m is None or m["name"] != dataset.name or path in written:
+            continue
+        a, b = int(m["start"]), int(m["end"])
+        if b < start or a > end:
+            continue
+        keep = [(lo, hi) for lo, hi in ((a, start - 1), (end + 1, b)) if lo <= hi]
+        if keep:
+            table = _read_csv(path, dataset)
+            for lo, hi in keep:
+                _write_csv(_between(table, lo, hi), folder / f"{dataset.name}__{lo:010d}_{hi:010d}.csv")
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise CacheError(f"cannot remove the earlier CSV export {path}: {os_reason(exc)}") from None

@@ -113,7 +113,7 @@ TX = Chain(blocks=400, seed=7).block(0, 5).transactions[0].hash
         (lambda net: hmyframe.validators(10**6, rpc=net, cache=False), "beyond the head 399"),
         (lambda net: hmyframe.transactions_by_hash(["0x12"], rpc=net), "64 hex digits"),
         (lambda net: hmyframe.transactions_by_hash([TX], rpc=net, on_missing="x"), "on_missing"),
-        (lambda net: hmyframe.traces(0, 9, rpc=net.url, cache=False), "needs a trace URL"),
+        (lambda net: hmyframe.traces(0, 9, rpc=net.url, cache=False), "need a trace endpoint"),
         (lambda net: hmyframe.blocks(0, 9, rpc=net, cache=123), "cache must be"),
         (lambda net: hmyframe.head(9, rpc=net), "shard 9 is not served"),
     ],

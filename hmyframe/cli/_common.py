@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 from hmyframe.engine import FetchOptions
+from hmyframe.rpc import RetryPolicy
 
-__all__ = ["add_rpc_arguments", "fetch_options", "rpc_target", "trace_urls"]
+__all__ = ["add_rpc_arguments", "fetch_options", "request_options", "rpc_target", "trace_urls"]
 
 
 def trace_urls(text: str) -> str | dict[int, str]:
@@ -27,12 +28,28 @@ def trace_urls(text: str) -> str | dict[int, str]:
 
 
 def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True) -> None:
-    """Add ``--rpc`` (and, for fetching commands, the politeness and request-shape options)."""
+    """Add ``--rpc``, ``--timeout``, ``--retries`` (and, for fetching commands, the politeness and
+    request-shape options)."""
     group = parser.add_argument_group("node")
     group.add_argument(
         "--rpc",
         default=None,
         help="node URL, or 'devnet' for the embedded devnet (default: $HMYFRAME_RPC, else https://api.s0.t.hmny.io)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=FetchOptions.timeout,
+        metavar="SECONDS",
+        help=f"seconds allowed for one HTTP request (default {FetchOptions.timeout:g})",
+    )
+    group.add_argument(
+        "--retries",
+        type=_retries,
+        default=RetryPolicy.attempts - 1,
+        metavar="N",
+        help=f"retries of a failed request (default {RetryPolicy.attempts - 1}); a call never takes "
+        f"longer than max({RetryPolicy.max_elapsed:g} s, --timeout) in all",
     )
     if not fetching:
         return
@@ -64,10 +81,31 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
     )
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _retries(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number of retries >= 0, got {text!r}")
+    return int(text)
+
+
 def rpc_target(args: argparse.Namespace) -> object:
     """What ``--rpc`` names: a URL, ``"devnet"`` or ``None`` (the default endpoint)."""
     value: Any = args.rpc
     return value
+
+
+def request_options(args: argparse.Namespace) -> FetchOptions:
+    """:class:`FetchOptions` with the ``--timeout`` and ``--retries`` of any node command."""
+    return FetchOptions(timeout=args.timeout, retry=RetryPolicy(attempts=args.retries + 1))
 
 
 def fetch_options(args: argparse.Namespace) -> FetchOptions:
@@ -79,4 +117,6 @@ def fetch_options(args: argparse.Namespace) -> FetchOptions:
         version=args.api,
         max_in_flight=args.max_in_flight,
         requests_per_second=args.rps,
+        timeout=args.timeout,
+        retry=RetryPolicy(attempts=args.retries + 1),
     )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
-from hmyframe.cache import Cache
+from hmyframe import datasets as ds
+from hmyframe.cache import Cache, default_root
+from hmyframe.errors import ConfigError
 
 __all__ = ["register", "run"]
 
@@ -20,16 +23,46 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _checked_cache(args: argparse.Namespace) -> Cache:
+    """The cache the arguments name, refusing a root that is a file and unknown filters."""
+    root = default_root() if args.dir is None else Cache(args.dir).root
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"cache root {root} is a file, not a folder (--dir / $HMYFRAME_CACHE)")
+    if args.dataset is not None and args.dataset not in ds.DATASETS:
+        raise ConfigError(f"unknown dataset {args.dataset!r} (--dataset); datasets: {', '.join(ds.DATASETS)}")
+    cache = Cache(root)
+    if args.chain is not None:
+        if not re.fullmatch(r"[0-9a-f]{16}", args.chain):
+            raise ConfigError(
+                f"chain id {args.chain!r} (--chain) is not 16 lower-case hex digits (the first 16 of the "
+                "chain's genesis hash, as `hmyframe cache ls` shows)"
+            )
+        chains = cache.chains()
+        if args.chain not in chains:
+            raise ConfigError(
+                f"no chain {args.chain} in {root} (--chain); chains there: {', '.join(chains) or 'none'}"
+            )
+    return cache
+
+
 def run(args: argparse.Namespace) -> int:
     """List (grouped per chain, dataset and shard) or delete cache files."""
-    cache = Cache(args.dir)
+    cache = _checked_cache(args)
     if args.action == "clear":
         removed = cache.clear(args.chain, args.dataset)
         print(f"removed {removed} files from {cache.root}")
         return 0
     entries = cache.entries(args.chain, args.dataset)
     if not entries:
-        print(f"{cache.root}: empty")
+        what = " ".join(
+            p
+            for p in (
+                f"of dataset {args.dataset}" if args.dataset else "",
+                f"of chain {args.chain}" if args.chain else "",
+            )
+            if p
+        )
+        print(f"{cache.root}: no files {what}" if what else f"{cache.root}: empty")
         return 0
     groups: dict[tuple[str, str, int], list[Any]] = {}
     for entry in entries:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import pandas as pd
+
 from hmyframe._sync import run as run_sync
-from hmyframe.cli._common import add_rpc_arguments, rpc_target
-from hmyframe.engine import shards
+from hmyframe.cli._common import add_rpc_arguments, request_options, rpc_target
+from hmyframe.engine import FetchOptions, Session, shards
 
 __all__ = ["register", "run"]
 
@@ -19,9 +21,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+async def _shards(rpc: object, options: FetchOptions) -> pd.DataFrame:
+    async with Session(rpc, cache=False, options=options) as session:
+        return await shards(rpc=session)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print one line per shard."""
-    df = run_sync(shards(rpc=rpc_target(args)))
+    df = run_sync(_shards(rpc_target(args), request_options(args)))
     for row in df.itertuples(index=False):
         mark = "  (answering node)" if row.is_current else ""
         print(f"shard {row.shard_id}: {row.http_url}  {row.ws_url}{mark}")

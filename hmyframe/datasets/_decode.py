@@ -248,7 +248,15 @@ def _decode(decoder: msgspec.json.Decoder[Any], what: str, index: int, data: byt
     try:
         return decoder.decode(data)
     except msgspec.MsgspecError as exc:
-        raise _shape_error(what, index, data, exc) from None
+        try:
+            error = _shape_error(what, index, data, exc)
+        except RecursionError:
+            error = ResponseShapeError(what, payload_path(index), bytes(data[:120]), _expected(str(exc)))
+        raise error from None
+    except RecursionError:
+        raise ResponseShapeError(
+            what, payload_path(index), bytes(data[:120]), "JSON nested less deeply"
+        ) from None
 
 
 def decode_json(payloads: Sequence[bytes], what: str) -> list[Any]:

@@ -383,6 +383,11 @@ async def resolve_range(
     if hi is None:  # forward: N blocks from the start
         assert last is not None
         hi = lo + last.value - 1
+    if hi < lo and (last is None or last.kind == "latest"):
+        why = " (and block N's signers need block N+1)" if end_offset else ""
+        raise ConfigError(
+            f"start block {lo} is beyond the head of shard {shard}: the head is block {hi + end_offset}{why}"
+        )
     if hi < lo:
         plain = first.kind == "block" and last is not None and last.kind == "block"
         given = "" if plain else f" (start={short_repr(start)}, end={short_repr(end)} on shard {shard})"

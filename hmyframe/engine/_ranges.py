@@ -24,6 +24,10 @@ One engine serves every dataset keyed by block (``blocks``, ``transactions``,
    client); the Harmony hash of each trace's transaction is resolved from the chunk's
    transactions (fetched or read from the cache).
 6. Results are read back in block order, so they are the same whatever order answers arrived in.
+7. A chunk that fails does not cost the others (:func:`~hmyframe.engine._chunks.run_chunks`): the
+   error raised at the end names the blocks not fetched, and a rerun fetches only those. The
+   endpoints are checked to serve this chain before anything is written, and traces whose block
+   hashes are not their blocks' are refused.
 
 Several shards (``shard="all"`` or a list) are fetched concurrently by :func:`fetch_shards`,
 each resolved, fetched and cached as a fetch of one shard; the tables are concatenated in shard
@@ -32,7 +36,6 @@ order.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Sequence
 
 import pyarrow as pa
@@ -42,6 +45,7 @@ from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
 from hmyframe.engine._blocks import resolve_range
+from hmyframe.engine._chunks import check_trace_blocks, run_chunks
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
 
@@ -236,6 +240,7 @@ class _RangeFetch:
         with_signers = "signers" in detail
         need_blocks = bool(from_blocks)
         trace_ctx: ConvertContext | None = None
+        block_hashes: dict[int, str] = {}
         traces_wanted = "traces" in wanted
         # resolve trace hashes from cached transactions, if present: no block request
         if (
@@ -246,6 +251,7 @@ class _RangeFetch:
         ):
             tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
             trace_ctx = _traces_context_from_table(tx, self.shard)
+            block_hashes = _hashes_by_number(tx)
         if traces_wanted and trace_ctx is None:
             detail |= ds.get("traces").block_detail  # hash resolution from the blocks' transactions
         if need_blocks or (traces_wanted and trace_ctx is None):
@@ -270,6 +276,7 @@ class _RangeFetch:
                         signer_payloads, start, end, self.shard, tables["blocks"]
                     )
             _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
+            block_hashes = _hashes_by_number(tables["blocks"])
             if with_signers:
                 # blocks fetched withSigners carry signer_count, others not: drop it so a block's
                 # row does not depend on whether its signers happened to be fetched with it
@@ -284,6 +291,8 @@ class _RangeFetch:
             assert trace_ctx is not None
             table = ds.get("traces").convert(await self.trace_payloads(start, end), trace_ctx)
             _check_within(table, start, end, "traces")
+            url = await self.session.client.endpoint_url(self.shard, trace=True)
+            check_trace_blocks(table, block_hashes, url, self.shard)
             self.store("traces", start, end, table)
         if self.progress is not None:
             self.progress(end - start + 1)
@@ -371,16 +380,21 @@ async def fetch_range(
                 f"end block {end} is beyond the last fetchable block {limit} of shard {shard}{why}; "
                 f"the head is {head}"
             )
+    if gaps:
+        # the endpoints are checked (and a missing trace endpoint reported) before anything is written
+        await session.client.endpoint_url(shard)
+        if "traces" in job.names and job.missing("traces", start, end):
+            await session.client.endpoint_url(shard, trace=True)
     chunks = split_aligned(gaps, session.options.chunk_size)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
-    semaphore = asyncio.Semaphore(session.options.max_concurrent_chunks)
-
-    async def run(a: int, b: int) -> None:
-        async with semaphore:
-            await job.chunk(a, b)
-
-    await gather_or_raise(run(a, b) for a, b in chunks)
+    await run_chunks(
+        chunks,
+        job.chunk,
+        session.options.max_concurrent_chunks,
+        shard=shard,
+        cached=session.cache is not None,
+    )
     if not collect:
         return {}
     return {name: job.result(name, start, end) for name in job.names}
@@ -432,6 +446,11 @@ async def fetch_shards(
         name: pa.concat_tables([r[name] for r in results]) if len(results) > 1 else results[0][name]
         for name in results[0]
     }
+
+
+def _hashes_by_number(table: pa.Table) -> dict[int, str]:
+    """Block number -> block hash, from a table with ``block_number`` and ``block_hash`` columns."""
+    return dict(zip(table["block_number"].to_pylist(), table["block_hash"].to_pylist(), strict=True))
 
 
 def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:

@@ -38,7 +38,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import itertools
+import logging
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,8 +57,11 @@ from hmyframe.errors import (
     ConnectionFailedError,
     HmyframeError,
     HTTPStatusError,
+    MethodNotFoundError,
     RateLimitError,
     ResponseShapeError,
+    ResponseTooLargeError,
+    WrongChainError,
     redact_url,
     short_repr,
 )
@@ -64,10 +69,12 @@ from hmyframe.rpc._check import is_int
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import Methods, block_number_param, tx_hash_param
 from hmyframe.rpc.retry import RetryPolicy, rpc_error_class
-from hmyframe.rpc.transport import HttpReply, Transport, TransportFault
+from hmyframe.rpc.transport import DEFAULT_MAX_ANSWER_BYTES, HttpReply, Transport, TransportFault
 
 __all__ = [
     "DEFAULT_BATCH_LIMITS",
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "LONG_WAIT",
     "MAX_BODY_BYTES",
     "Client",
     "ClientStats",
@@ -88,6 +95,13 @@ DEFAULT_BATCH_LIMITS: Mapping[str, int] = MappingProxyType(
 
 #: Successful requests in a row after which a halved batch size is doubled back.
 _RECOVER_AFTER = 16
+
+#: A retry whose wait (or whose failed attempt) lasts this many seconds or more is announced
+#: with a warning on the ``hmyframe.rpc`` logger (printed on stderr when logging is not
+#: configured), so a long wait is never silent.
+LONG_WAIT = 5.0
+
+_log = logging.getLogger("hmyframe.rpc")
 
 
 def is_validator_listing(method: str) -> bool:
@@ -270,13 +284,17 @@ def _id_key(value: int | str | None) -> int | None:
 def _check_url(url: Any, what: str) -> str:
     if not isinstance(url, str):
         raise ConfigError(f"{what} must be an http(s) URL string, got {short_repr(url)}")
+    reason = ""
     try:
         parts = urlsplit(url)
-    except ValueError:
-        parts = None
+        if parts.port is not None and not parts.hostname:
+            reason = "no host"
+    except ValueError as exc:
+        parts, reason = None, str(exc)
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        why = f" ({reason})" if reason else ""
         raise ConfigError(
-            f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}"
+            f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}{why}"
         )
     return url
 
@@ -312,6 +330,10 @@ def _check_number(value: Any, what: str, *, minimum: float, integer: bool = Fals
         raise ConfigError(f"{what} must be an integer, got {short_repr(value)}")
     if value < minimum:
         raise ConfigError(f"{what} must be >= {minimum:g}, got {value!r}")
+
+
+def _listing(shards: list[ShardInfo]) -> str:
+    return ", ".join(f"{s.shard_id}={redact_url(s.http)}" for s in shards)
 
 
 def _parse_shards(result: Any, url: str) -> list[ShardInfo]:
@@ -372,6 +394,20 @@ class Client:
         (``{"trace_block": 5}``; 1 = always alone). The validator listings are always alone.
     max_body_bytes
         Largest request body sent; batches are split to stay under it.
+    max_answer_bytes
+        Largest answer body read (after decompression; default
+        :data:`~hmyframe.rpc.transport.DEFAULT_MAX_ANSWER_BYTES`, 128 MiB, which holds a
+        ``getBlocks`` of 1,025 full blocks several times over). A larger answer is dropped as
+        soon as it passes the cap, so memory stays bounded whatever a server sends; a batch
+        is then retried in halves, a single call fails with
+        :class:`~hmyframe.errors.ResponseTooLargeError`.
+    verify_endpoints
+        Before the first call to a shard URL learnt from ``hmy_getShardingStructure`` (not
+        one given in ``shard_urls``), check that it belongs to the same network: its sharding structure must list the same shards and URLs as the home
+        node's, with the expected shard marked current. Before the first call to a trace URL,
+        check that its genesis block is its shard's (when it serves ``hmy_getBlockByNumber``).
+        A mismatch raises :class:`~hmyframe.errors.WrongChainError`; each check costs one or
+        two requests, once per URL.
     compression
         Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts
         (``127.0.0.0/8``, ``::1``, ``localhost``), where compressing costs both sides more
@@ -412,6 +448,8 @@ class Client:
         batch_limits: Mapping[str, int] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
         compression: bool | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        verify_endpoints: bool = True,
     ) -> None:
         self._url = _check_url(url, "url")
         self._trace: str | dict[int, str] | None
@@ -435,6 +473,7 @@ class Client:
         _check_number(batch_size, "batch_size", minimum=1, integer=True)
         _check_number(timeout, "timeout", minimum=0.001)
         _check_number(max_body_bytes, "max_body_bytes", minimum=64, integer=True)
+        _check_number(max_answer_bytes, "max_answer_bytes", minimum=64, integer=True)
         if requests_per_second is not None:
             _check_number(requests_per_second, "requests_per_second", minimum=1e-9)
         policy: object = retry
@@ -472,12 +511,17 @@ class Client:
             None if validator_pacing is None else (float(validator_pacing[0]), int(validator_pacing[1]))
         )
         self._rps = None if requests_per_second is None else TokenBucket(requests_per_second, 1)
-        self._transport = Transport(timeout=timeout, headers=headers, connections=max_in_flight)
+        self._timeout = float(timeout)
+        self._transport = Transport(
+            timeout=timeout, headers=headers, connections=max_in_flight, max_answer_bytes=max_answer_bytes
+        )
         self._semaphore = asyncio.Semaphore(max_in_flight)
         self._ids = itertools.count(1)
         self._endpoints: dict[str, _Endpoint] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._in_flight = 0
+        self._verify = bool(verify_endpoints)
+        self._verifications: dict[tuple[str, bool], asyncio.Task[None]] = {}
         self._shard_info: list[ShardInfo] | None = None
         self._shard_fetch: asyncio.Task[list[ShardInfo]] | None = None
         self.stats = ClientStats()
@@ -492,6 +536,9 @@ class Client:
             # for every opening, so a client can be reopened in another loop.
             self._semaphore = asyncio.Semaphore(self._max_in_flight)
             self._shard_fetch = None
+            self._verifications = {
+                k: t for k, t in self._verifications.items() if t.done() and not t.cancelled()
+            }
             await self._transport.open()
         return self
 
@@ -508,6 +555,7 @@ class Client:
         tasks: list[asyncio.Task[Any]] = list(self._tasks)
         if self._shard_fetch is not None and not self._shard_fetch.done():
             tasks.append(self._shard_fetch)
+        tasks.extend(t for t in self._verifications.values() if not t.done())
         self._shard_fetch = None
         for task in tasks:
             task.cancel()
@@ -615,35 +663,107 @@ class Client:
         """
         shard = _check_shard(shard)
         if trace:
-            if self._trace is None:
-                raise ConfigError(
-                    f"trace call for shard {'home' if shard is None else shard} needs a trace URL: "
-                    "pass Client(..., trace_url=...) (a URL or a {shard: url} mapping)"
-                )
-            if isinstance(self._trace, str):
-                if shard is None or shard == await self.home_shard():
-                    return self._trace
-                raise ConfigError(
-                    f"no trace URL for shard {shard}: trace_url serves only the home shard "
-                    f"{await self.home_shard()}; pass a {{shard: url}} mapping"
-                )
-            sid = shard if shard is not None else await self.home_shard()
-            if sid in self._trace:
-                return self._trace[sid]
-            raise ConfigError(f"no trace URL for shard {sid}: trace_url has shards {sorted(self._trace)}")
+            return await self._verified(await self._trace_url(shard), shard, trace=True)
         if shard is None:
             return self._url
         if shard in self._shard_urls:
-            return self._shard_urls[shard]
+            return self._shard_urls[shard]  # the caller's own word
         infos = await self.shards()
         if shard == await self.home_shard():
             return self._url
         for info in infos:
             if info.shard_id == shard:
-                return _check_url(info.http, f"the URL hmy_getShardingStructure lists for shard {shard}")
+                url = _check_url(info.http, f"the URL hmy_getShardingStructure lists for shard {shard}")
+                return await self._verified(url, shard, trace=False)
         raise ConfigError(
             f"shard {shard} is not served by this network: it has shards {[s.shard_id for s in infos]}"
         )
+
+    async def _trace_url(self, shard: int | None) -> str:
+        if self._trace is None:
+            raise ConfigError(
+                f"traces of shard {'home' if shard is None else shard} need a trace endpoint (the trace "
+                "port of an archival node): pass trace_rpc= (Python; trace_url= to a Client), "
+                "--trace-rpc (command line) or set HMYFRAME_TRACE_RPC"
+            )
+        if isinstance(self._trace, str):
+            if shard is None or shard == await self.home_shard():
+                return self._trace
+            raise ConfigError(
+                f"no trace endpoint for shard {shard}: the one given serves only the home shard "
+                f"{await self.home_shard()}; give one per shard (trace_rpc={{shard: url}}, "
+                "--trace-rpc 0=URL,1=URL)"
+            )
+        sid = shard if shard is not None else await self.home_shard()
+        if sid in self._trace:
+            return self._trace[sid]
+        raise ConfigError(
+            f"no trace endpoint for shard {sid}: trace URLs are given for shards {sorted(self._trace)}"
+        )
+
+    # ------------------------------------------------------------------ endpoint identity
+
+    async def _verified(self, url: str, shard: int | None, *, trace: bool) -> str:
+        """``url``, once it has been checked to serve this network (see ``verify_endpoints``)."""
+        if not self._verify or (url == self._url and not trace):
+            return url
+        key = (url, trace)
+        task = self._verifications.get(key)
+        if task is None:
+            check = self._check_trace_url(url, shard) if trace else self._check_shard_url(url, shard)
+            task = asyncio.get_running_loop().create_task(check)
+            self._verifications[key] = task
+        try:
+            await asyncio.shield(task)
+        except WrongChainError:
+            raise
+        except HmyframeError:
+            if self._verifications.get(key) is task:
+                del self._verifications[key]  # could not tell (endpoint down): ask again next time
+            raise
+        return url
+
+    async def _call_at(self, url: str, method: str, params: list[Any]) -> Any:
+        """One call to ``url`` as it is (no routing, so no verification)."""
+        self._check_open()
+        call = self._make_call(method, params, False)
+        self._enqueue(self._endpoint(url), call)
+        return await call.future
+
+    async def _check_shard_url(self, url: str, shard: int | None) -> None:
+        home = await self.shards()
+        theirs = _parse_shards(await self._call_at(url, "hmy_getShardingStructure", []), url)
+        ours_listing = [(s.shard_id, s.http) for s in home]
+        their_listing = [(s.shard_id, s.http) for s in theirs]
+        if their_listing != ours_listing:
+            raise WrongChainError(
+                f"the URL of shard {shard}, {redact_url(url)}, belongs to another network: its "
+                f"hmy_getShardingStructure lists {_listing(theirs)}, the home node {redact_url(self._url)} "
+                f"lists {_listing(home)}; nothing was fetched from it"
+            )
+        current = [s.shard_id for s in theirs if s.current]
+        if shard is not None and current != [shard]:
+            raise WrongChainError(
+                f"the URL of shard {shard}, {redact_url(url)}, serves shard {current[0] if current else '?'} "
+                f"(its hmy_getShardingStructure marks it current); nothing was fetched from it"
+            )
+
+    async def _check_trace_url(self, url: str, shard: int | None) -> None:
+        params: list[Any] = ["0x0", False]
+        data_url = await self.endpoint_url(shard)
+        ours = await self._call_at(data_url, "hmy_getBlockByNumber", params)
+        try:
+            theirs = await self._call_at(url, "hmy_getBlockByNumber", params)
+        except MethodNotFoundError:
+            return  # a trace-only endpoint: the traces' block hashes are checked instead
+        ours_hash = ours.get("hash") if isinstance(ours, dict) else None
+        theirs_hash = theirs.get("hash") if isinstance(theirs, dict) else None
+        if not isinstance(ours_hash, str) or ours_hash.lower() != str(theirs_hash).lower():
+            raise WrongChainError(
+                f"the trace endpoint {redact_url(url)} serves another chain than shard "
+                f"{'home' if shard is None else shard} at {redact_url(data_url)}: its genesis block hash is "
+                f"{short_repr(theirs_hash)}, the shard's is {short_repr(ours_hash)}; nothing was fetched from it"
+            )
 
     def _endpoint(self, url: str) -> _Endpoint:
         ep = self._endpoints.get(url)
@@ -918,7 +1038,7 @@ class Client:
     async def _run(self, ep: _Endpoint, calls: list[_Call]) -> None:
         """Send ``calls`` together, retrying the failed ones, until every future is settled."""
         try:
-            await self._send_with_retries(ep, calls)
+            await self._send_with_retries(ep, calls, 0, time.monotonic())
         except HmyframeError as exc:
             for call in calls:
                 _fail(call, exc)
@@ -935,41 +1055,101 @@ class Client:
                     ConnectionFailedError(message, endpoint=ep.url, method=call.describe())
                 )
 
-    async def _send_with_retries(self, ep: _Endpoint, calls: list[_Call], attempt: int = 0) -> None:
+    def _budget(self) -> float | None:
+        """Seconds one call may take, retries included (never less than one request's timeout)."""
+        budget = self._retry.max_elapsed
+        return None if budget is None else max(float(budget), self._timeout)
+
+    async def _send_with_retries(
+        self, ep: _Endpoint, calls: list[_Call], attempt: int, started: float
+    ) -> None:
+        budget = self._budget()
         pending = calls
         while True:
             pending = [c for c in pending if not c.future.done()]
             if not pending:
                 return
             attempt += 1
-            failures = await self._attempt(ep, pending)
+            left = None if budget is None else budget - (time.monotonic() - started)
+            began = time.monotonic()
+            failures = await self._attempt(ep, pending, left)
             if not failures:
+                return
+            took = time.monotonic() - began
+            if failures[0][1].reason == "too_large" and len(failures) > 1:
+                # an answer over the size cap: the batch was too big, never the way; halve it
+                await self._split(ep, [c for c, _ in failures], attempt, started)
                 return
             if attempt >= self._retry.attempts:
                 for call, failure in failures:
                     _fail(call, self._final_error(ep, call, failure, attempt))
                 return
+            failures = self._drop_long_retry_after(ep, failures, attempt)
+            if not failures:
+                return
             retry_afters = [f.retry_after for _, f in failures if f.retry_after is not None]
             wait = self._retry.delay(attempt, max(retry_afters) if retry_afters else None)
+            spent = time.monotonic() - started
+            if budget is not None and spent + wait >= budget:
+                note = f"; the call's time budget of {budget:g} s is spent ({spent:.1f} s so far)"
+                for call, failure in failures:
+                    _fail(call, self._final_error(ep, call, failure, attempt, note))
+                return
             for _, failure in failures:
                 self.stats.retries[failure.reason] += 1
             self.stats.retry_wait += wait
+            if wait >= LONG_WAIT or took >= LONG_WAIT:
+                call, failure = failures[0]
+                _log.warning(
+                    "hmyframe: %s at %s failed after %.1f s (%s); retrying in %.1f s (attempt %d of %d)",
+                    call.describe() if len(failures) == 1 else f"a batch of {len(failures)} calls",
+                    redact_url(ep.url),
+                    took,
+                    failure.message,
+                    wait,
+                    attempt + 1,
+                    self._retry.attempts,
+                )
             if wait > 0:
                 await asyncio.sleep(wait)
             pending = [c for c, _ in failures]
             if len(pending) > 1 and any(f.reason in self._retry.split_reasons for _, f in failures):
-                # maybe too big for a proxy or the timeout: halve this batch and later ones
-                ep.shrink = min(ep.shrink * 2, 1 << 20)
-                ep.ok_streak = 0
-                self.stats.batch_splits += 1
-                half = (len(pending) + 1) // 2
-                await asyncio.gather(
-                    self._send_with_retries(ep, pending[:half], attempt),
-                    self._send_with_retries(ep, pending[half:], attempt),
-                )
+                await self._split(ep, pending, attempt, started)
                 return
 
-    async def _attempt(self, ep: _Endpoint, calls: list[_Call]) -> list[tuple[_Call, _Failure]]:
+    async def _split(self, ep: _Endpoint, pending: list[_Call], attempt: int, started: float) -> None:
+        """Retry ``pending`` in two halves, and halve the endpoint's later batches too."""
+        ep.shrink = min(ep.shrink * 2, 1 << 20)
+        ep.ok_streak = 0
+        self.stats.batch_splits += 1
+        half = (len(pending) + 1) // 2
+        await asyncio.gather(
+            self._send_with_retries(ep, pending[:half], attempt, started),
+            self._send_with_retries(ep, pending[half:], attempt, started),
+        )
+
+    def _drop_long_retry_after(
+        self, ep: _Endpoint, failures: list[tuple[_Call, _Failure]], attempt: int
+    ) -> list[tuple[_Call, _Failure]]:
+        """Fail at once the calls whose answer asked to wait longer than ``retry_after_max``."""
+        policy = self._retry
+        if not policy.honour_retry_after:
+            return failures
+        kept: list[tuple[_Call, _Failure]] = []
+        for call, failure in failures:
+            if failure.retry_after is not None and failure.retry_after > policy.retry_after_max:
+                note = (
+                    f"; the endpoint asked to wait {failure.retry_after:g} s (Retry-After), longer than "
+                    f"retry_after_max={policy.retry_after_max:g} s: try again later"
+                )
+                _fail(call, self._final_error(ep, call, failure, attempt, note))
+            else:
+                kept.append((call, failure))
+        return kept
+
+    async def _attempt(
+        self, ep: _Endpoint, calls: list[_Call], left: float | None = None
+    ) -> list[tuple[_Call, _Failure]]:
         """One HTTP round trip; settle what can be settled, return the retryable failures."""
         body = calls[0].item if len(calls) == 1 else b"[" + b",".join(c.item for c in calls) + b"]"
         # validator listings are solo: a paced call is always alone in its request
@@ -986,16 +1166,33 @@ class Client:
             self.stats.batches += 1 if len(calls) > 1 else 0
             self.stats.bytes_sent += len(body)
             try:
-                reply = await self._transport.post(ep.url, body, accept_encoding=ep.accept_encoding)
+                reply = await self._transport.post(
+                    ep.url, body, accept_encoding=ep.accept_encoding, time_left=left
+                )
             except TransportFault as fault:
                 return self._fail_all(ep, calls, _Failure(fault.reason, fault.detail))
             finally:
                 self._in_flight -= 1
         self.stats.bytes_received += len(reply.body)
-        return self._handle_reply(ep, calls, reply)
+        try:
+            return self._handle_reply(ep, calls, reply)
+        except Exception as exc:  # noqa: BLE001  (a hostile answer must end as a response error)
+            snippet = reply.body[:80].decode("utf-8", "replace")
+            for call in calls:
+                _fail(
+                    call,
+                    ResponseShapeError(
+                        call.method,
+                        "$",
+                        snippet,
+                        f"an answer hmyframe can decode ({type(exc).__name__}: {exc})",
+                        endpoint=ep.url,
+                    ),
+                )
+            return []
 
     def _fail_all(self, ep: _Endpoint, calls: list[_Call], failure: _Failure) -> list[tuple[_Call, _Failure]]:
-        if self._retry.retries_reason(failure.reason):
+        if self._retry.retries_reason(failure.reason) or (failure.reason == "too_large" and len(calls) > 1):
             return [(c, failure) for c in calls]
         for call in calls:
             _fail(call, self._final_error(ep, call, failure, 0))
@@ -1022,15 +1219,17 @@ class Client:
             return []
         try:
             answer = _ANSWER.decode(reply.body)
-        except msgspec.ValidationError as exc:
+        except (msgspec.ValidationError, RecursionError) as exc:
+            what = (
+                "JSON nested less deeply"
+                if isinstance(exc, RecursionError)
+                else f"a JSON-RPC envelope ({exc})"
+            )
             for call in calls:
                 _fail(
                     call,
                     ResponseShapeError(
-                        call.method,
-                        "$",
-                        reply.body[:120].decode("utf-8", "replace"),
-                        f"a JSON-RPC envelope ({exc})",
+                        call.method, "$", reply.body[:120].decode("utf-8", "replace"), what, endpoint=ep.url
                     ),
                 )
             return []
@@ -1047,7 +1246,11 @@ class Client:
                 _fail(
                     call,
                     ResponseShapeError(
-                        call.method, "$", text, "a JSON-RPC answer with a `result` or an `error` member"
+                        call.method,
+                        "$",
+                        text,
+                        "a JSON-RPC answer with a `result` or an `error` member",
+                        endpoint=ep.url,
                     ),
                 )
             return []
@@ -1091,8 +1294,11 @@ class Client:
                 else:
                     try:
                         _settle(call, _json.decode(match.result, what=call.method))
-                    except HmyframeError as exc:
-                        _fail(call, exc)
+                    except ResponseShapeError as exc:
+                        _fail(
+                            call,
+                            ResponseShapeError(exc.what, exc.field, exc.value, exc.expected, endpoint=ep.url),
+                        )
             else:
                 _fail(
                     call,
@@ -1101,6 +1307,7 @@ class Client:
                         f"id {call.id}",
                         match,
                         "a JSON-RPC answer with a `result` or an `error` member",
+                        endpoint=ep.url,
                     ),
                 )
         return failures
@@ -1114,8 +1321,10 @@ class Client:
         cls = rpc_error_class(error.code, error.message)
         _fail(call, cls(error.code, error.message, method=call.method, params=call.params, endpoint=ep.url))
 
-    def _final_error(self, ep: _Endpoint, call: _Call, failure: _Failure, attempts: int) -> HmyframeError:
-        tried = f" (gave up after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
+    def _final_error(
+        self, ep: _Endpoint, call: _Call, failure: _Failure, attempts: int, note: str = ""
+    ) -> HmyframeError:
+        tried = f" (gave up after {attempts} attempt{'s' if attempts != 1 else ''}{note})" if attempts else ""
         if failure.rate:
             return RateLimitError(
                 f"{failure.message}{tried}; params {short_repr(call.params, 160)}",
@@ -1133,5 +1342,17 @@ class Client:
                 "id",
                 call.id,
                 f"a batch answer item with id {call.id} for {call.describe()}{tried}",
+                endpoint=ep.url,
+            )
+        if failure.reason == "too_large":
+            advice = (
+                "ask for fewer blocks per call (blocks_per_request, --blocks-per-request) or raise max_answer_bytes"
+                if "getBlocks" in call.method
+                else "raise max_answer_bytes if such an answer is legitimate"
+            )
+            return ResponseTooLargeError(
+                f"{failure.message}; not retried (the same request would get the same answer): {advice}",
+                endpoint=ep.url,
+                method=call.describe(),
             )
         return ConnectionFailedError(f"{failure.message}{tried}", endpoint=ep.url, method=call.describe())

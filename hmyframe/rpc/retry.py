@@ -16,6 +16,12 @@ Failure reasons (the keys of ``ClientStats.retries``):
 ``rpc_rate_limit``  the node's ``-32000`` ``rate: Wait(n=1) would exceed context deadline``
                  or ``context deadline exceeded``
 ``missing``      a batch answer lacked the item with this id
+``too_large``    the answer passed the client's size cap (never retried as is: a batch of
+                 several items is retried in halves, a single call fails)
+
+Time: each HTTP attempt has the client's ``timeout``; a whole call, retries and waits
+included, has the policy's ``max_elapsed`` budget. A ``Retry-After`` longer than
+``retry_after_max`` ends the call at once (waiting less would only be refused again).
 """
 
 from __future__ import annotations
@@ -75,7 +81,13 @@ class RetryPolicy:
         Wait what a ``Retry-After`` header says (seconds or an HTTP date) instead of the
         exponential wait, when the answer carries one.
     retry_after_max
-        Cap on a ``Retry-After`` wait, in seconds.
+        Longest ``Retry-After`` honoured, in seconds. An answer asking for a longer wait
+        ends the call at once with an error saying how long the endpoint asked to wait.
+    max_elapsed
+        Time budget of one call in seconds, all its attempts and waits included: no attempt
+        runs past it (its timeout is shortened to what is left) and no retry starts when the
+        wait would end past it. ``None`` for no budget. The client never lets it be shorter
+        than its per-request ``timeout``.
     rate_limit_messages
         Case-insensitive substrings of JSON-RPC error messages that are rate-limit refusals
         and are retried (the node's ``rate: Wait(n=1) would exceed context deadline``).
@@ -112,14 +124,15 @@ class RetryPolicy:
     retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
     rate_limit_statuses: frozenset[int] = frozenset({429})
     honour_retry_after: bool = True
-    retry_after_max: float = 120.0
+    retry_after_max: float = 60.0
+    max_elapsed: float | None = 180.0
     rate_limit_messages: tuple[str, ...] = RATE_LIMIT_MESSAGES
     retry_connection_errors: bool = True
     retry_timeouts: bool = True
     retry_bad_bodies: bool = True
     retry_missing: bool = True
     split_reasons: frozenset[str] = frozenset(
-        {"http_502", "http_504", "timeout", "reset", "truncated", "bad_body"}
+        {"http_502", "http_504", "timeout", "reset", "truncated", "bad_body", "too_large"}
     )
     _rng: random.Random = field(default_factory=random.Random, init=False, repr=False, compare=False)
 
@@ -132,6 +145,10 @@ class RetryPolicy:
                 raise ConfigError(
                     f"RetryPolicy.{name} must be a finite number of seconds >= 0, got {value!r}"
                 )
+        if self.max_elapsed is not None and (not is_real(self.max_elapsed) or self.max_elapsed <= 0):
+            raise ConfigError(
+                f"RetryPolicy.max_elapsed must be None or a finite number of seconds > 0, got {self.max_elapsed!r}"
+            )
         for status in self.retry_statuses | self.rate_limit_statuses:
             if not is_int(status) or not 100 <= status <= 599:
                 raise ConfigError(f"RetryPolicy statuses must be HTTP status codes 100-599, got {status!r}")

@@ -3,9 +3,15 @@
 This is the only module of :mod:`hmyframe.rpc` that imports aiohttp. It knows nothing about
 JSON-RPC: :meth:`Transport.post` sends a body and returns an :class:`HttpReply` (any status),
 or raises :class:`TransportFault` naming the failure reason (``connect``, ``reset``,
-``timeout``, ``truncated``, ``ssl``) so the client can apply its retry policy. A
+``timeout``, ``truncated``, ``ssl``, ``too_large``) so the client can apply its retry policy. A
 ``TransportFault`` never escapes the package: the client turns it into an
 :mod:`hmyframe.errors` class.
+
+Answers are read incrementally against a size cap (``max_answer_bytes``, counted after
+decompression): an answer announcing more (``Content-Length``) is refused before its body is
+read, and one that grows past the cap (an endless chunked body, a gzip bomb) is dropped as soon
+as it does. The memory an answer can take is therefore bounded by the cap, whatever a server
+sends.
 """
 
 from __future__ import annotations
@@ -22,10 +28,16 @@ import aiohttp
 from hmyframe.errors import ConfigError, redact_url
 from hmyframe.rpc.retry import parse_retry_after
 
-__all__ = ["HttpReply", "Transport", "TransportFault"]
+__all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpReply", "Transport", "TransportFault"]
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 _LARGE_BODY = 1 << 20
+
+#: Default cap on one answer body, in bytes (after decompression). The largest legitimate
+#: answer is a ``getBlocks`` of 1,025 full blocks: 19.4 MB (v1, hex) and 19.1 MB (v2) at most
+#: on the devnet, whose blocks carry about 12 transactions on average (bursts of up to 100),
+#: like busy mainnet periods. 128 MiB leaves 6.9x headroom and still bounds memory.
+DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +66,8 @@ class TransportFault(Exception):
     ----------
     reason
         ``connect`` (refused, DNS), ``reset`` (dropped mid-request), ``timeout``,
-        ``truncated`` (body shorter than announced) or ``ssl``.
+        ``truncated`` (body shorter than announced), ``ssl`` or ``too_large`` (answer over
+        the cap).
     detail
         Human-readable description, without secrets.
     """
@@ -86,6 +99,9 @@ class Transport:
         always ``application/json``.
     connections
         Size of the connection pool.
+    max_answer_bytes
+        Largest answer body read (after decompression); a larger one raises
+        :class:`TransportFault` ``too_large`` as soon as it is seen to be larger.
 
     Notes
     -----
@@ -99,8 +115,10 @@ class Transport:
         timeout: float = 30.0,
         headers: Mapping[str, str] | None = None,
         connections: int = 8,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._max_answer = max_answer_bytes
         self._headers = {**_JSON_HEADERS, **dict(headers or {})}
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
@@ -148,8 +166,15 @@ class Transport:
         """Whether the caller's headers fix ``Accept-Encoding`` (then :meth:`post` never overrides it)."""
         return any(name.lower() == "accept-encoding" for name in self._headers)
 
-    async def post(self, url: str, body: bytes, *, accept_encoding: str | None = None) -> HttpReply:
-        """POST ``body`` to ``url`` and read the whole answer.
+    @property
+    def max_answer_bytes(self) -> int:
+        """The cap on one answer body, in bytes."""
+        return self._max_answer
+
+    async def post(
+        self, url: str, body: bytes, *, accept_encoding: str | None = None, time_left: float | None = None
+    ) -> HttpReply:
+        """POST ``body`` to ``url`` and read the whole answer (up to the size cap).
 
         Parameters
         ----------
@@ -160,6 +185,9 @@ class Transport:
         accept_encoding
             ``Accept-Encoding`` for this request (``"identity"`` to ask for an uncompressed
             answer); ``None`` keeps the session's (aiohttp's ``gzip, deflate``).
+        time_left
+            Seconds allowed for this request, if less than the session's timeout (what is
+            left of a call's time budget).
 
         Returns
         -------
@@ -180,10 +208,15 @@ class Transport:
             )
         # aiohttp warns (ResourceWarning) about raw bytes over 1 MiB; a BytesIO body is streamed.
         data: bytes | io.BytesIO = io.BytesIO(body) if len(body) > _LARGE_BODY else body
+        limit = self._timeout.total
+        if time_left is not None and (limit is None or time_left < limit):
+            limit = max(time_left, 0.001)
         try:
             extra = None if accept_encoding is None else {"Accept-Encoding": accept_encoding}
-            async with session.post(url, data=data, headers=extra) as resp:
-                payload = await resp.read()
+            async with session.post(
+                url, data=data, headers=extra, timeout=aiohttp.ClientTimeout(total=limit)
+            ) as resp:
+                payload = await self._read_capped(resp, url)
                 return HttpReply(resp.status, payload, parse_retry_after(resp.headers.get("Retry-After")))
         except aiohttp.ClientPayloadError as exc:
             raise TransportFault("truncated", f"answer body cut off ({_describe(exc)})") from None
@@ -193,9 +226,31 @@ class Transport:
             raise TransportFault("connect", f"cannot connect ({_describe(exc)})") from None
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
             raise TransportFault(
-                "timeout", f"no complete answer within {self._timeout.total} s ({_describe(exc)})"
+                "timeout", f"no complete answer within {limit:g} s ({_describe(exc)})"
             ) from None
         except aiohttp.InvalidURL as exc:
             raise ConfigError(f"invalid endpoint URL {redact_url(url)!r}: {_describe(exc)}") from None
         except (aiohttp.ClientError, OSError, asyncio.IncompleteReadError) as exc:
             raise TransportFault("reset", f"connection dropped ({_describe(exc)})") from None
+
+    async def _read_capped(self, resp: aiohttp.ClientResponse, url: str) -> bytes:
+        """The answer's body, read chunk by chunk and refused as soon as it exceeds the cap."""
+        cap = self._max_answer
+        announced = resp.content_length
+        encoded = resp.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
+        if announced is not None and announced > cap and not encoded:
+            resp.close()  # do not read (or keep) the body
+            raise TransportFault(
+                "too_large", f"the answer announces {announced:,} bytes, over the {cap:,}-byte answer cap"
+            )
+        parts: list[bytes] = []
+        size = 0
+        async for piece in resp.content.iter_chunked(1 << 16):
+            size += len(piece)
+            if size > cap:
+                resp.close()
+                raise TransportFault(
+                    "too_large", f"the answer passed the {cap:,}-byte answer cap (read {size:,} bytes so far)"
+                )
+            parts.append(piece)
+        return b"".join(parts)

@@ -401,5 +401,5 @@ def test_export_traces_of_another_shard_with_per_shard_trace_urls(
     argv[argv.index("--out") + 1] = str(tmp_path / "elsewhere")
     code, _, stderr = run(argv, capsys)
     assert code == 1
-    assert "no trace URL for shard 1" in stderr
+    assert "no trace endpoint for shard 1" in stderr
     assert "Traceback" not in stderr

@@ -224,7 +224,9 @@ async def test_shards_and_home_shard(open_client: Callable[..., Client], devnet:
 
 async def test_sharding_structure_is_fetched_once(client: Client, devnet_stats: DevnetStats) -> None:
     await asyncio.gather(*(client.v2.block_number(shard=1) for _ in range(5)), client.home_shard())
-    assert devnet_stats.calls_of("hmy_getShardingStructure") == 1
+    assert devnet_stats.endpoint(0).calls_of("hmy_getShardingStructure") == 1
+    # and shard 1's node is asked once for its own, to check that it belongs to this network
+    assert devnet_stats.endpoint(1).calls_of("hmy_getShardingStructure") == 1
     assert devnet_stats.endpoint(1).calls_of("hmyv2_blockNumber") == 5
 
 
@@ -248,15 +250,17 @@ async def test_trace_url_routing_errors(
     open_client: Callable[..., Client], devnet: Devnet, devnet_stats: DevnetStats
 ) -> None:
     async with open_client(devnet.url) as no_trace:
-        with pytest.raises(ConfigError, match="trace call for shard home needs a trace URL"):
+        with pytest.raises(ConfigError, match=r"traces of shard home need a trace endpoint.*--trace-rpc"):
             await no_trace.trace_block(3)
     async with open_client(devnet.url, trace_url=devnet.trace_url) as home_only:
         assert isinstance(await home_only.trace_block(3), list)
-        with pytest.raises(ConfigError, match="no trace URL for shard 1"):
+        with pytest.raises(ConfigError, match="no trace endpoint for shard 1"):
             await home_only.trace_block(3, shard=1)
     async with open_client(devnet.url, trace_url={1: devnet.trace_urls[1]}) as shard1_only:
         assert isinstance(await shard1_only.trace_block(3, shard=1), list)
-        with pytest.raises(ConfigError, match=r"no trace URL for shard 0: trace_url has shards \[1\]"):
+        with pytest.raises(
+            ConfigError, match=r"no trace endpoint for shard 0: trace URLs are given for shards \[1\]"
+        ):
             await shard1_only.trace_block(3)
     assert devnet_stats.endpoint(0, trace=True).calls_of("trace_block") == 1
     assert devnet_stats.endpoint(1, trace=True).calls_of("trace_block") == 1

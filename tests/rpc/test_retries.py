@@ -48,8 +48,17 @@ async def test_retry_after_can_be_ignored(quiet_net: Devnet) -> None:
         assert c.stats.retry_wait == 0.0
 
 
-async def test_retry_after_is_capped(quiet_net: Devnet) -> None:
+async def test_retry_after_beyond_the_cap_ends_the_call_at_once(quiet_net: Devnet) -> None:
+    # waiting less than the endpoint asked would only be refused again; waiting an hour is silent
     quiet_net.faults.add("status", status=503, retry_after=3600, times=1)
+    async with Client(quiet_net.url, retry=RetryPolicy(backoff_base=0, retry_after_max=0.05)) as c:
+        with pytest.raises(
+            HTTPStatusError, match=r"asked to wait 3600 s \(Retry-After\).*retry_after_max=0.05 s"
+        ):
+            await c.v2.block_number()
+        assert c.stats.retry_wait == 0.0
+    assert quiet_net.stats.http_requests == 1
+    quiet_net.faults.add("status", status=503, retry_after=0.05, times=1)
     async with Client(quiet_net.url, retry=RetryPolicy(backoff_base=0, retry_after_max=0.05)) as c:
         assert await c.v2.block_number() == 39
         assert c.stats.retry_wait == pytest.approx(0.05)
