@@ -21,10 +21,11 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hmyframe.addresses import normalize_many
+from hmyframe.addresses import normalize_codes, normalize_many
 from hmyframe.errors import AddressError, ResponseShapeError
 
 from ._base import AMOUNT, TIMESTAMP
@@ -231,7 +232,18 @@ def as_list(v: object, where: Where, row: int, name: str, *, nullable: bool = Tr
 
 # ---------------------------------------------------------------------------------------
 # column builders
+#
+# Each builder first tries a bulk path: one C-level pass to build the Arrow array (pyarrow's
+# own type checks, numpy over the buffers for the value checks). Anything the bulk path does
+# not accept, it leaves to the row-by-row path below it, which accepts the same values and
+# names the first bad one. The two give identical arrays (tests/datasets/test_ds_columns.py).
 # ---------------------------------------------------------------------------------------
+
+_NONE = type(None)
+_INT_KINDS = frozenset({int})
+_INT_OR_NULL = frozenset({int, _NONE})
+#: What building an Arrow array from Python values raises for a value of the wrong kind.
+_ARROW_REJECTS = (pa.ArrowException, TypeError, ValueError, OverflowError)
 
 
 def parse_ints(
@@ -246,11 +258,11 @@ def parse_ints(
     """Parse a column of integer-like values; ``None`` stays ``None`` unless ``required``."""
     if parse is parse_int:
         kinds = set(map(type, values))
-        has_null = type(None) in kinds
-        kinds.discard(type(None))
+        has_null = _NONE in kinds
+        kinds.discard(_NONE)
         if not (required and has_null):
-            if kinds <= {int}:
-                return list(values)
+            if kinds <= _INT_KINDS:
+                return values if type(values) is list else list(values)
             if kinds == {str}:  # v1 / trace hex quantities, validated in bulk
                 strings = [v for v in values if v is not None] if has_null else values
                 if _all_hex(strings):
@@ -288,6 +300,24 @@ def _check_range(
             where.fail(i, name, v, expected)
 
 
+def _bounded_ints(ints: Sequence[Any], arrow_type: pa.DataType, hi: int, required: bool) -> pa.Array | None:
+    """Bulk path: ``ints`` (ints or ``None`` only) as ``arrow_type`` if all lie in ``0..hi``."""
+    try:
+        arr = pa.array(ints, type=arrow_type)
+    except _ARROW_REJECTS:
+        return None
+    if arr.null_count and required:
+        return None
+    low, high = pc.min_max(arr).values()
+    if low.is_valid and (low.as_py() < 0 or high.as_py() > hi):
+        return None
+    return arr
+
+
+def _only_ints(values: Sequence[Any], required: bool) -> bool:
+    return set(map(type, values)) <= (_INT_KINDS if required else _INT_OR_NULL)
+
+
 def int_array(
     values: Sequence[Any],
     where: Where,
@@ -298,9 +328,13 @@ def int_array(
     parsed: bool = False,
 ) -> pa.Array:
     """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
-    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     arrow_type = type_ or pa.int64()
     hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
+    if parsed or _only_ints(values, required):
+        arr = _bounded_ints(values, arrow_type, hi, required and not parsed)
+        if arr is not None:
+            return arr
+    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     _check_range(ints, where, name, 0, hi, f"a non-negative integer that fits {arrow_type}")
     return pa.array(ints, type=arrow_type)
 
@@ -312,46 +346,135 @@ def _validity(mask: list[bool]) -> pa.Buffer | None:
     return bits
 
 
+_LIMIT_HI, _LIMIT_LO = divmod(AMOUNT_LIMIT, 1 << 64)
+_MASK64 = (1 << 64) - 1
+
+
+def _amount_words(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint64], pa.Buffer | None] | None:
+    """Bulk path: ``(n, 2)`` little-endian words of ``decimal128`` values and the validity
+    buffer, if every value is ``None`` or an int in ``0 .. 10**38 - 1``; else ``None``."""
+    n = len(ints)
+    validity = None
+    dense: Sequence[int | None] = ints
+    if None in ints:
+        mask = np.fromiter((v is not None for v in ints), dtype=bool, count=n)
+        validity = pa.py_buffer(np.packbits(mask, bitorder="little"))
+        dense = [0 if v is None else v for v in ints]
+    words = np.zeros((n, 2), dtype=np.uint64)
+    try:
+        small = pa.array(dense, type=pa.int64())  # raises at the first value of 2**63 or more
+    except OverflowError:
+        try:
+            obj = np.array(dense, dtype=object)
+            words[:, 0] = (obj & _MASK64).astype(np.uint64)
+            words[:, 1] = (obj >> 64).astype(np.uint64)  # raises for a negative value or >= 2**128
+        except (OverflowError, TypeError):
+            return None
+        hi, lo = words[:, 1], words[:, 0]
+        if ((hi > _LIMIT_HI) | ((hi == _LIMIT_HI) & (lo >= _LIMIT_LO))).any():
+            return None
+    except _ARROW_REJECTS:
+        return None
+    else:
+        if n and pc.min(small).as_py() < 0:
+            return None
+        words[:, 0] = small.to_numpy(zero_copy_only=False)
+    return words, validity
+
+
 def amount_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises."""
-    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
-    _check_range(
-        ints,
-        where,
-        name,
-        0,
-        AMOUNT_LIMIT - 1,
-        "a non-negative amount of at most 38 decimal digits (decimal128(38, 0))",
-    )
+    ints = values if parsed else parse_ints(values, where, name, required=required)
+    bulk = _amount_words(ints)
+    if bulk is None:
+        _check_range(
+            ints,
+            where,
+            name,
+            0,
+            AMOUNT_LIMIT - 1,
+            "a non-negative amount of at most 38 decimal digits (decimal128(38, 0))",
+        )
+        bulk = _amount_words_slow(ints)
+    words, validity = bulk
+    return pa.Array.from_buffers(AMOUNT, len(ints), [validity, pa.py_buffer(words)])
+
+
+def _amount_words_slow(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint64], pa.Buffer | None]:
     n = len(ints)
-    has_null = None in ints
-    dense: list[int] = [0 if v is None else v for v in ints] if has_null else ints  # type: ignore[assignment]
+    dense = [0 if v is None else v for v in ints]
     words = np.empty((n, 2), dtype=np.uint64)
-    if n and max(dense) <= INT64_MAX:
-        words[:, 0] = np.fromiter(dense, dtype=np.uint64, count=n)
-        words[:, 1] = 0
-    elif n:
-        mask64 = (1 << 64) - 1
-        words[:, 0] = np.fromiter((v & mask64 for v in dense), dtype=np.uint64, count=n)
-        words[:, 1] = np.fromiter((v >> 64 for v in dense), dtype=np.uint64, count=n)
-    validity = _validity([v is not None for v in ints]) if has_null else None
-    return pa.Array.from_buffers(AMOUNT, n, [validity, pa.py_buffer(words.tobytes())])
+    words[:, 0] = np.fromiter((v & _MASK64 for v in dense), dtype=np.uint64, count=n)
+    words[:, 1] = np.fromiter((v >> 64 for v in dense), dtype=np.uint64, count=n)
+    return words, _validity([v is not None for v in ints])
 
 
-def one_float_array(ints: Sequence[int | None]) -> pa.Array:
-    """Atto ints -> ONE as float64 (one correctly rounded division; a convenience column)."""
-    return pa.array([None if v is None else v / ATTO_PER_ONE for v in ints], type=pa.float64())
+# float64 ONE from exact atto: one correctly rounded division. The bulk path divides in
+# numpy's long double (64-bit significand on x86-64): both conversions of the 64-bit words are
+# exact, so the quotient is within 2 long-double ulps of the exact one, and rounding it to
+# float64 gives the correctly rounded result unless it lies within that distance of a point
+# halfway between two float64 values; those rows (about 1 in 500) are divided exactly in Python.
+_LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant >= 63
+
+
+def one_float_array(ints: Sequence[int | None], *, exact: pa.Array | None = None) -> pa.Array:
+    """Atto ints -> ONE as float64 (one correctly rounded division; a convenience column).
+
+    Parameters
+    ----------
+    ints
+        Exact atto amounts (``None`` for null).
+    exact
+        The ``decimal128`` array :func:`amount_array` built from the same ``ints``, if at
+        hand: its words are reused instead of split again.
+    """
+    n = len(ints)
+    words: npt.NDArray[np.uint64] | None = None
+    validity = None
+    if exact is not None and exact.type == AMOUNT and len(exact) == n and exact.offset == 0:
+        validity = exact.buffers()[0]
+        words = np.frombuffer(exact.buffers()[1], dtype=np.uint64, count=2 * n).reshape(n, 2)
+    elif _LONG_DOUBLE_OK and set(map(type, ints)) <= _INT_OR_NULL:
+        bulk = _amount_words(ints)
+        if bulk is not None:
+            words, validity = bulk
+    if words is None or not _LONG_DOUBLE_OK:
+        return pa.array([None if v is None else v / ATTO_PER_ONE for v in ints], type=pa.float64())
+    floats = _atto_to_one(words, ints)
+    return pa.Array.from_buffers(pa.float64(), n, [validity, pa.py_buffer(floats)])
+
+
+def _atto_to_one(words: npt.NDArray[np.uint64], ints: Sequence[int | None]) -> npt.NDArray[np.float64]:
+    ld = np.longdouble
+    value = words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)
+    quotient = value / ld(ATTO_PER_ONE)
+    out = quotient.astype(np.float64)
+    rest = quotient - out.astype(ld)
+    margin = 4 * np.spacing(quotient)
+    half_up = (np.spacing(out) / 2).astype(ld)
+    half_down = ((out - np.nextafter(out, 0)) / 2).astype(ld)
+    near_half = (np.abs(rest - half_up) <= margin) | (np.abs(rest + half_down) <= margin)
+    unsure = np.flatnonzero(near_half & (quotient != 0))
+    for i in unsure.tolist():
+        v = ints[i]
+        out[i] = 0.0 if v is None else v / ATTO_PER_ONE
+    return out
 
 
 def timestamp_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Unix seconds (hex or number) -> ``timestamp[ms, tz=UTC]``."""
-    secs = list(values) if parsed else parse_ints(values, where, name, required=required)
-    _check_range(secs, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
-    ms = pc.multiply(pa.array(secs, type=pa.int64()), pa.scalar(1000, pa.int64()))
+    secs: pa.Array | None = None
+    if parsed or _only_ints(values, required):
+        secs = _bounded_ints(values, pa.int64(), INT64_MAX // 1000, required and not parsed)
+    if secs is None:
+        ints = list(values) if parsed else parse_ints(values, where, name, required=required)
+        _check_range(ints, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
+        secs = pa.array(ints, type=pa.int64())
+    ms = pc.multiply(secs, pa.scalar(1000, pa.int64()))
     return ms.cast(TIMESTAMP)
 
 
@@ -366,19 +489,38 @@ def _check_types(
             where.fail(i, name, v, expected)
 
 
+def _strings(values: Sequence[Any], required: bool) -> pa.Array | None:
+    """Bulk path: ``values`` as an Arrow string array, if all are ``str`` (or ``None`` when allowed)."""
+    try:
+        arr = pa.array(values, type=pa.string())
+    except _ARROW_REJECTS:
+        return None
+    if required and arr.null_count:
+        return None
+    return arr
+
+
 def string_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
 ) -> pa.Array:
     """Free text -> ``string`` (type-checked unless ``checked``)."""
-    if not checked or required:
-        _check_types(values, where, name, str, "a string", required)
+    arr = _strings(values, required)
+    if arr is not None:
+        return arr
+    _check_types(values, where, name, str, "a string", required)
     return pa.array(values, type=pa.string())
 
 
 def bool_array(values: Sequence[Any], where: Where, name: str, *, required: bool = False) -> pa.Array:
     """JSON booleans -> ``bool``."""
-    _check_types(values, where, name, bool, "true or false", required)
-    return pa.array(values, type=pa.bool_())
+    try:
+        arr = pa.array(values, type=pa.bool_())
+    except _ARROW_REJECTS:
+        arr = None
+    if arr is None or (required and arr.null_count):
+        _check_types(values, where, name, bool, "true or false", required)
+        arr = pa.array(values, type=pa.bool_())
+    return arr
 
 
 def _regex_array(
@@ -394,6 +536,16 @@ def _regex_array(
     raise where.error(bad, name, values[bad], expected)
 
 
+def _buffers(arr: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8]]:
+    """Offsets and data bytes of a string array built by :func:`pa.array` (offset 0)."""
+    n = len(arr)
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1)
+    size = int(offsets[-1])
+    data = np.frombuffer(data_buf, dtype=np.uint8, count=size) if size else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
 def hash_array(
     values: Sequence[Any],
     where: Where,
@@ -404,33 +556,36 @@ def hash_array(
     checked: bool = False,
 ) -> pa.Array:
     """0x 32-byte hashes -> lower-case ``string``; the zero hash becomes null if asked."""
-    if checked and None not in values:
-        arr = pa.array(values, type=pa.string())
-        if _lower_hashes(arr):  # the usual case, checked in bulk without a regex
-            return _zero_to_null(arr) if zero_is_null else arr
+    arr = _strings(values, required)
+    if arr is not None and _lower_hashes(arr):  # the usual case, checked in bulk without a regex
+        return _zero_to_null(arr) if zero_is_null else arr
     arr = _regex_array(values, where, name, _HASH_RE, "a 0x-prefixed 32-byte hex hash", required, checked)
     arr = pc.utf8_lower(arr)
     return _zero_to_null(arr) if zero_is_null else arr
 
 
-_LOWER_HEX = np.zeros(256, dtype=bool)
-_LOWER_HEX[np.frombuffer(b"0123456789abcdef", dtype=np.uint8)] = True
+def _hex_digits(data: npt.NDArray[np.uint8], *, upper: bool) -> npt.NDArray[np.bool_]:
+    """Which bytes are hex digits (lower case, or either case if ``upper``), in SIMD-friendly numpy."""
+    letters = (data | np.uint8(0x20)) if upper else data
+    return ((data - np.uint8(48)) < 10) | ((letters - np.uint8(97)) < 6)
+
+
+def _prefixed(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int32]) -> bool:
+    return bool((data[starts] == ord("0")).all() and (data[starts + 1] == ord("x")).all())
 
 
 def _lower_hashes(arr: pa.Array) -> bool:
-    """True if every entry is ``0x`` + 64 lower-case hex digits (vectorised over the data buffer)."""
+    """True if every non-null entry is ``0x`` + 64 lower-case hex digits (vectorised)."""
+    if arr.null_count:
+        arr = arr.drop_null()
     n = len(arr)
-    if n == 0 or arr.null_count:
-        return n == 0
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
-    if offsets[-1] - offsets[0] != 66 * n or not (np.diff(offsets) == 66).all():
+    if not n:
+        return True
+    offsets, data = _buffers(arr)
+    if offsets[-1] != 66 * n or not (np.diff(offsets) == 66).all() or not _prefixed(data, offsets[:-1]):
         return False
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=66 * n, offset=int(offsets[0])).reshape(
-        n, 66
-    )
-    return bool(
-        (data[:, 0] == ord("0")).all() and (data[:, 1] == ord("x")).all() and _LOWER_HEX[data[:, 2:]].all()
-    )
+    # every byte but the 'x' of each row is a hex digit
+    return int(np.count_nonzero(_hex_digits(data, upper=False))) == 65 * n
 
 
 def _zero_to_null(arr: pa.Array) -> pa.Array:
@@ -443,15 +598,34 @@ def hex_data_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
 ) -> pa.Array:
     """0x-prefixed hex bytes (input, output, extra data) -> ``string``, as sent."""
+    arr = _strings(values, required)
+    if arr is not None and _hex_data_ok(arr):
+        return arr
     return _regex_array(values, where, name, _HEXDATA_RE, "0x-prefixed hex data", required, checked)
+
+
+def _hex_data_ok(arr: pa.Array) -> bool:
+    """True if every non-null entry is ``0x`` followed by hex digits of either case (vectorised)."""
+    if arr.null_count:
+        arr = arr.drop_null()
+    n = len(arr)
+    if not n:
+        return True
+    offsets, data = _buffers(arr)
+    if (np.diff(offsets) < 2).any() or not _prefixed(data, offsets[:-1]):
+        return False
+    return int(np.count_nonzero(_hex_digits(data, upper=True))) == len(data) - n
 
 
 def address_arrays(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False
 ) -> tuple[pa.Array, pa.Array]:
     """one1 or 0x addresses -> (one1 column, 0x column); ``""`` and null give null."""
+    bulk = _address_bulk(values, required)
+    if bulk is not None:
+        return bulk
     kinds = set(map(type, values))
-    if not kinds <= {str, type(None)} or (required and (type(None) in kinds or "" in values)):
+    if not kinds <= {str, _NONE} or (required and (_NONE in kinds or "" in values)):
         for i, v in enumerate(values):
             if v is None or v == "":
                 if required:
@@ -464,6 +638,35 @@ def address_arrays(
         bad = next(i for i, v in enumerate(values) if v == exc.value)
         where.fail(bad, name, exc.value, f"a valid address ({exc.reason})")
     return pa.array(ones, type=pa.string()), pa.array(hexes, type=pa.string())
+
+
+def _address_bulk(values: Sequence[Any], required: bool) -> tuple[pa.Array, pa.Array] | None:
+    """Bulk path: every value a 42-character lower-case ``one1`` or ``0x`` address (or
+    ``None`` / ``""``, which give null, unless ``required``), converted in numpy over the
+    Arrow buffer; ``None`` if anything needs the row-by-row path."""
+    arr = _strings(values, required)
+    if arr is None:
+        return None
+    n = len(arr)
+    offsets, data = _buffers(arr)
+    lengths = np.diff(offsets)
+    present = lengths != 0
+    if present.all():
+        validity = None
+        if offsets[-1] != 42 * n or not (lengths == 42).all():
+            return None
+    elif required or not ((lengths == 42) | ~present).all():
+        return None
+    else:
+        validity = pa.py_buffer(np.packbits(present, bitorder="little"))
+    ones, hexes, ok = normalize_codes(data.reshape(-1, 42))
+    if not ok.all():
+        return None
+    offsets_buf = arr.buffers()[1]
+    return (
+        pa.Array.from_buffers(pa.string(), n, [validity, offsets_buf, pa.py_buffer(ones)]),
+        pa.Array.from_buffers(pa.string(), n, [validity, offsets_buf, pa.py_buffer(hexes)]),
+    )
 
 
 def ratio_arrays(
