@@ -389,7 +389,11 @@ def _one_codes(raw: U8) -> U8:
 def _column32(codes: U8, start: int) -> npt.NDArray[np.uint32]:
     """Characters ``start .. start+3`` of every row as one little-endian uint32 (a strided view)."""
     return np.ndarray(
-        (codes.shape[0],), dtype="<u4", buffer=codes, offset=start * codes.strides[1], strides=(codes.strides[0],)
+        (codes.shape[0],),
+        dtype="<u4",
+        buffer=codes,
+        offset=start * codes.strides[1],
+        strides=(codes.strides[0],),
     )
 
 
@@ -400,16 +404,22 @@ def _row_mask(bad: Mask) -> Mask:
     """Per-row validity from a per-character "bad" mask (reduced only when something is bad)."""
     if not bad.any():
         return np.ones(bad.shape[0], dtype=bool)
-    return ~bad.any(axis=1)
+    good: Mask = np.logical_not(bad.any(axis=1))
+    return good
 
 
 def _decode_one_rows(codes: U8) -> tuple[U8, Mask]:
     """(n, 42) lower-case ``one1`` candidates -> (20 bytes each, validity)."""
     codes = np.ascontiguousarray(codes)
-    symbols = _translate(codes, _TO_SYMBOL).copy()
-    symbols[:, :4] = 0  # the "one1" prefix is checked on its own
-    ok = _row_mask(symbols > 31) & (_column32(codes, 0) == _ONE1_WORD)
-    symbols &= np.uint8(31)
+    n = codes.shape[0]
+    symbols = _translate(codes, _TO_SYMBOL)
+    ok = _column32(codes, 0) == _ONE1_WORD
+    # with the prefix right, 'o' and '1' are the only two non-bech32 characters of a good row
+    if np.count_nonzero(symbols > 31) != 2 * n:
+        bad = symbols > 31
+        bad[:, :4] = False
+        ok &= _row_mask(bad)
+        symbols = symbols & np.uint8(31)
     raw = _groups_to_bytes(np.ascontiguousarray(symbols[:, 4:36]))
     byte_tables, check_tables, constant = _byte_tables()
     chk = _xor_gather(byte_tables, raw) ^ _xor_gather(check_tables, symbols[:, 36:])
@@ -465,7 +475,7 @@ def normalize_codes(codes: U8) -> tuple[U8, U8, Mask]:
     ones = np.empty((n, _ONE_LEN), dtype=np.uint8)
     hexes = np.empty((n, _ONE_LEN), dtype=np.uint8)
     ok = np.empty(n, dtype=bool)
-    for rows, hex_rows in ((np.flatnonzero(is_hex), True), (np.flatnonzero(~is_hex), False)):
+    for rows in (np.flatnonzero(is_hex), np.flatnonzero(~is_hex)):
         ones[rows], hexes[rows], ok[rows] = normalize_codes(codes[rows])
     return ones, hexes, ok
 

@@ -240,8 +240,6 @@ def as_list(v: object, where: Where, row: int, name: str, *, nullable: bool = Tr
 # ---------------------------------------------------------------------------------------
 
 _NONE = type(None)
-_INT_KINDS = frozenset({int})
-_INT_OR_NULL = frozenset({int, _NONE})
 #: What building an Arrow array from Python values raises for a value of the wrong kind.
 _ARROW_REJECTS = (pa.ArrowException, TypeError, ValueError, OverflowError)
 
@@ -261,7 +259,7 @@ def parse_ints(
         has_null = _NONE in kinds
         kinds.discard(_NONE)
         if not (required and has_null):
-            if kinds <= _INT_KINDS:
+            if kinds <= {int}:
                 return values if type(values) is list else list(values)
             if kinds == {str}:  # v1 / trace hex quantities, validated in bulk
                 strings = [v for v in values if v is not None] if has_null else values
@@ -300,22 +298,26 @@ def _check_range(
             where.fail(i, name, v, expected)
 
 
-def _bounded_ints(ints: Sequence[Any], arrow_type: pa.DataType, hi: int, required: bool) -> pa.Array | None:
-    """Bulk path: ``ints`` (ints or ``None`` only) as ``arrow_type`` if all lie in ``0..hi``."""
+def _bounded_ints(
+    values: Sequence[Any], arrow_type: pa.DataType, hi: int, required: bool, parsed: bool
+) -> pa.Array | None:
+    """Bulk path: ``values`` as ``arrow_type`` if all are ints in ``0..hi`` (or ``None`` unless
+    ``required``). Unparsed values go through Arrow's type inference, which yields int64 only
+    when every value is a Python int (a bool, Decimal or string makes another type, or raises)."""
     try:
-        arr = pa.array(ints, type=arrow_type)
+        arr = pa.array(values, type=pa.int64()) if parsed else pa.array(values)
     except _ARROW_REJECTS:
         return None
+    if arr.type != pa.int64():
+        if arr.type != pa.null():
+            return None
+        arr = pa.nulls(len(arr), pa.int64())
     if arr.null_count and required:
         return None
     low, high = pc.min_max(arr).values()
     if low.is_valid and (low.as_py() < 0 or high.as_py() > hi):
         return None
-    return arr
-
-
-def _only_ints(values: Sequence[Any], required: bool) -> bool:
-    return set(map(type, values)) <= (_INT_KINDS if required else _INT_OR_NULL)
+    return arr if arrow_type == pa.int64() else arr.cast(arrow_type)
 
 
 def int_array(
@@ -330,10 +332,9 @@ def int_array(
     """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
     arrow_type = type_ or pa.int64()
     hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
-    if parsed or _only_ints(values, required):
-        arr = _bounded_ints(values, arrow_type, hi, required and not parsed)
-        if arr is not None:
-            return arr
+    arr = _bounded_ints(values, arrow_type, hi, required, parsed)
+    if arr is not None:
+        return arr
     ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     _check_range(ints, where, name, 0, hi, f"a non-negative integer that fits {arrow_type}")
     return pa.array(ints, type=arrow_type)
@@ -412,11 +413,12 @@ def _amount_words_slow(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint6
 
 
 # float64 ONE from exact atto: one correctly rounded division. The bulk path divides in
-# numpy's long double (64-bit significand on x86-64): both conversions of the 64-bit words are
-# exact, so the quotient is within 2 long-double ulps of the exact one, and rounding it to
-# float64 gives the correctly rounded result unless it lies within that distance of a point
-# halfway between two float64 values; those rows (about 1 in 500) are divided exactly in Python.
-_LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant >= 63
+# numpy's long double (64-bit significand on x86-64, 113 on IEEE quad): both conversions of
+# the 64-bit words are exact, so the quotient is within 2 long-double ulps (< 2**-62 relative)
+# of the exact one, and rounding it to float64 gives the correctly rounded result unless it
+# lies that close to a point halfway between two float64 values; those rows (about 1 in 100),
+# and powers of two, are divided exactly in Python.
+_LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant in (63, 112)
 
 
 def one_float_array(ints: Sequence[int | None], *, exact: pa.Array | None = None) -> pa.Array:
@@ -436,7 +438,7 @@ def one_float_array(ints: Sequence[int | None], *, exact: pa.Array | None = None
     if exact is not None and exact.type == AMOUNT and len(exact) == n and exact.offset == 0:
         validity = exact.buffers()[0]
         words = np.frombuffer(exact.buffers()[1], dtype=np.uint64, count=2 * n).reshape(n, 2)
-    elif _LONG_DOUBLE_OK and set(map(type, ints)) <= _INT_OR_NULL:
+    elif _LONG_DOUBLE_OK and set(map(type, ints)) <= {int, _NONE}:
         bulk = _amount_words(ints)
         if bulk is not None:
             words, validity = bulk
@@ -448,15 +450,11 @@ def one_float_array(ints: Sequence[int | None], *, exact: pa.Array | None = None
 
 def _atto_to_one(words: npt.NDArray[np.uint64], ints: Sequence[int | None]) -> npt.NDArray[np.float64]:
     ld = np.longdouble
-    value = words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)
-    quotient = value / ld(ATTO_PER_ONE)
+    quotient = (words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)) / ld(ATTO_PER_ONE)
     out = quotient.astype(np.float64)
-    rest = quotient - out.astype(ld)
-    margin = 4 * np.spacing(quotient)
-    half_up = (np.spacing(out) / 2).astype(ld)
-    half_down = ((out - np.nextafter(out, 0)) / 2).astype(ld)
-    near_half = (np.abs(rest - half_up) <= margin) | (np.abs(rest + half_down) <= margin)
-    unsure = np.flatnonzero(near_half & (quotient != 0))
+    rest = np.abs((quotient - out.astype(ld)).astype(np.float64))  # exact: a few bits
+    near_half = np.abs(rest - np.spacing(out) * 0.5) <= out * 2.0**-60
+    unsure = np.flatnonzero((near_half | (np.frexp(out)[0] == 0.5)) & (out != 0))
     for i in unsure.tolist():
         v = ints[i]
         out[i] = 0.0 if v is None else v / ATTO_PER_ONE
@@ -467,9 +465,7 @@ def timestamp_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Unix seconds (hex or number) -> ``timestamp[ms, tz=UTC]``."""
-    secs: pa.Array | None = None
-    if parsed or _only_ints(values, required):
-        secs = _bounded_ints(values, pa.int64(), INT64_MAX // 1000, required and not parsed)
+    secs = _bounded_ints(values, pa.int64(), INT64_MAX // 1000, required, parsed)
     if secs is None:
         ints = list(values) if parsed else parse_ints(values, where, name, required=required)
         _check_range(ints, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
@@ -537,8 +533,10 @@ def _regex_array(
 
 
 def _buffers(arr: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8]]:
-    """Offsets and data bytes of a string array built by :func:`pa.array` (offset 0)."""
+    """Offsets (starting at 0) and data bytes of a string array."""
     n = len(arr)
+    if arr.offset:
+        arr = pa.concat_arrays([arr])  # a compact copy starting at offset 0
     _, offsets_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1)
     size = int(offsets[-1])
@@ -642,31 +640,36 @@ def address_arrays(
 
 def _address_bulk(values: Sequence[Any], required: bool) -> tuple[pa.Array, pa.Array] | None:
     """Bulk path: every value a 42-character lower-case ``one1`` or ``0x`` address (or
-    ``None`` / ``""``, which give null, unless ``required``), converted in numpy over the
-    Arrow buffer; ``None`` if anything needs the row-by-row path."""
+    ``None`` / ``""``, which give null, unless ``required``). The distinct values (Arrow's
+    dictionary encoding) are converted in numpy over the Arrow buffer, then spread back;
+    ``None`` if anything needs the row-by-row path."""
     arr = _strings(values, required)
     if arr is None:
         return None
-    n = len(arr)
-    offsets, data = _buffers(arr)
+    encoded = arr.dictionary_encode()
+    distinct = encoded.dictionary
+    offsets, data = _buffers(distinct)
     lengths = np.diff(offsets)
-    present = lengths != 0
+    present = lengths != 0  # "" gives null, like None
     if present.all():
         validity = None
-        if offsets[-1] != 42 * n or not (lengths == 42).all():
+        if not (lengths == 42).all():
             return None
     elif required or not ((lengths == 42) | ~present).all():
         return None
     else:
         validity = pa.py_buffer(np.packbits(present, bitorder="little"))
-    ones, hexes, ok = normalize_codes(data.reshape(-1, 42))
+    codes = data.reshape(-1, 42)
+    ones, hexes, ok = normalize_codes(codes)
     if not ok.all():
         return None
-    offsets_buf = arr.buffers()[1]
-    return (
-        pa.Array.from_buffers(pa.string(), n, [validity, offsets_buf, pa.py_buffer(ones)]),
-        pa.Array.from_buffers(pa.string(), n, [validity, offsets_buf, pa.py_buffer(hexes)]),
-    )
+    m = len(distinct)
+    offsets_buf = distinct.buffers()[1]
+    hex_col = pa.Array.from_buffers(pa.string(), m, [validity, offsets_buf, pa.py_buffer(hexes)])
+    if validity is None and np.array_equal(ones, codes):  # the input already is the one1 column
+        return arr, hex_col.take(encoded.indices)
+    one_col = pa.Array.from_buffers(pa.string(), m, [validity, offsets_buf, pa.py_buffer(ones)])
+    return one_col.take(encoded.indices), hex_col.take(encoded.indices)
 
 
 def ratio_arrays(
