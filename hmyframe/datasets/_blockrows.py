@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from itertools import chain, repeat
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+
+from hmyframe.errors import ResponseShapeError
 
 from ._base import ConvertContext
 from ._convert import (
@@ -44,6 +48,16 @@ class TxRows:
         self._spans = spans  # (block index, number of rows) for each block that has rows
         self._loose = loose
         self.where = where_of(self)
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """``(block index, row count)`` for each block that holds rows, in row order."""
+        return self._spans
+
+    @property
+    def loose(self) -> int:
+        """How many rows came without a block (at the end of :attr:`rows`)."""
+        return self._loose
 
     @cached_property
     def owner(self) -> list[int]:
@@ -99,8 +113,8 @@ def gather(decoded: DecodedBlocks, what: str, staking: bool) -> TxRows:
 
 def tx_common_columns(
     gathered: TxRows, blocks: list[Block], ctx: ConvertContext
-) -> tuple[dict[str, pa.Array], list[int | None]]:
-    """Columns every (staking) transaction has; also returns the parsed block numbers.
+) -> dict[str, pa.Array]:
+    """Columns every (staking) transaction has.
 
     A pending transaction (``blockNumber`` null) gets null block hash, index and timestamp
     (the node sends the zero hash and 0 for them). A transaction without ``timestamp`` (the
@@ -119,6 +133,28 @@ def tx_common_columns(
     gas = [t.gas for t in rows]
     gas_prices = [t.gasPrice for t in rows]
     nonces = [t.nonce for t in rows]
+
+    from_one, from_hex = address_arrays(senders, where, "from", required=True)
+    cols: dict[str, pa.Array] = {
+        "transaction_hash": hash_array(hashes, where, "hash", required=True, checked=True),
+        "from_address": from_one,
+        "from_address_hex": from_hex,
+        "gas": int_array(gas, where, "gas", required=True),
+        "gas_price": amount_array(gas_prices, where, "gasPrice", required=True),
+        "nonce": int_array(nonces, where, "nonce", required=True),
+    }
+    shared = _block_columns(gathered, blocks, numbers_raw, stamps_raw, block_hashes)
+    if shared is not None:  # the usual case: each row repeats its block's number, time and hash
+        numbers_col, stamps_col, hashes_col = shared
+        cols.update(
+            {
+                "block_number": numbers_col,
+                "block_hash": hashes_col,
+                "transaction_index": int_array(indexes_raw, where, "transactionIndex"),
+                "timestamp": stamps_col,
+            }
+        )
+        return cols
 
     if None in numbers_raw:
         owner = gathered.owner
@@ -139,21 +175,52 @@ def tx_common_columns(
         stamps = [None if p else v for v, p in zip(stamps, pending, strict=True)]
         indexes = [None if p else v for v, p in zip(indexes, pending, strict=True)]
         block_hashes = [ZERO_HASH if p else v for v, p in zip(block_hashes, pending, strict=True)]
+    cols.update(
+        {
+            "block_number": int_array(numbers, where, "blockNumber", parsed=True),
+            "block_hash": hash_array(block_hashes, where, "blockHash", zero_is_null=True, checked=True),
+            "transaction_index": int_array(indexes, where, "transactionIndex", parsed=True),
+            "timestamp": timestamp_array(stamps, where, "timestamp", parsed=True),
+        }
+    )
+    return cols
 
-    from_one, from_hex = address_arrays(senders, where, "from", required=True)
-    cols: dict[str, pa.Array] = {
-        "block_number": int_array(numbers, where, "blockNumber", parsed=True),
-        "block_hash": hash_array(block_hashes, where, "blockHash", zero_is_null=True, checked=True),
-        "transaction_index": int_array(indexes, where, "transactionIndex", parsed=True),
-        "transaction_hash": hash_array(hashes, where, "hash", required=True, checked=True),
-        "timestamp": timestamp_array(stamps, where, "timestamp", parsed=True),
-        "from_address": from_one,
-        "from_address_hex": from_hex,
-        "gas": int_array(gas, where, "gas", required=True),
-        "gas_price": amount_array(gas_prices, where, "gasPrice", required=True),
-        "nonce": int_array(nonces, where, "nonce", required=True),
-    }
-    return cols, numbers
+
+def _block_columns(
+    gathered: TxRows,
+    blocks: list[Block],
+    numbers: list[Any],
+    stamps: list[Any],
+    hashes: list[Any],
+) -> tuple[pa.Array, pa.Array, pa.Array] | None:
+    """Block number, time and hash columns built once per block and spread over its rows, when
+    every row comes from a block and repeats exactly its block's values (checked in C by list
+    comparison) and those values pass; else ``None`` (the row-by-row path names what is wrong)."""
+    spans = gathered.spans
+    if gathered.loose or not spans:
+        return None
+    owners = [blocks[b] for b, _ in spans]
+    counts = [c for _, c in spans]
+    block_numbers = [b.number for b in owners]
+    block_stamps = [b.timestamp for b in owners]
+    block_hashes = [b.hash for b in owners]
+
+    def spread(values: list[Any]) -> list[Any]:
+        return list(chain.from_iterable(map(repeat, values, counts)))
+
+    if numbers != spread(block_numbers) or stamps != spread(block_stamps) or hashes != spread(block_hashes):
+        return None
+    if None in block_numbers or None in block_stamps or None in block_hashes:
+        return None  # pending rows: the row-by-row path nulls their block fields
+    per_block = Where("", str)  # never raises: checked=... and the bulk paths below return None instead
+    try:
+        number_col = int_array(block_numbers, per_block, "", required=True)
+        stamp_col = timestamp_array(block_stamps, per_block, "", required=True)
+        hash_col = hash_array(block_hashes, per_block, "", required=True, zero_is_null=True)
+    except ResponseShapeError:
+        return None
+    index = pa.array(np.repeat(np.arange(len(spans)), counts))
+    return number_col.take(index), stamp_col.take(index), hash_col.take(index)
 
 
 def shard_column(values: list[Any], where: Where, name: str, default: int | None) -> pa.Array:

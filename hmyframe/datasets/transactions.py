@@ -66,7 +66,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     to_shards = [t.toShardID for t in rows]
     eth_hashes = [t.ethHash for t in rows]
     inputs = [t.input for t in rows]
-    cols, _numbers = tx_common_columns(gathered, data.blocks, ctx)
+    cols = tx_common_columns(gathered, data.blocks, ctx)
     to_one, to_hex = address_arrays(receivers, where, "to")
     values = parse_ints(values_raw, where, "value", required=True)
     value = amount_array(values, where, "value", parsed=True)
