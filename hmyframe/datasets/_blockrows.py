@@ -111,9 +111,7 @@ def gather(decoded: DecodedBlocks, what: str, staking: bool) -> TxRows:
     return gathered
 
 
-def tx_common_columns(
-    gathered: TxRows, blocks: list[Block], ctx: ConvertContext
-) -> dict[str, pa.Array]:
+def tx_common_columns(gathered: TxRows, blocks: list[Block], ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns every (staking) transaction has.
 
     A pending transaction (``blockNumber`` null) gets null block hash, index and timestamp

@@ -95,7 +95,9 @@ hashes = st.one_of(
     st.none(),
     st.just(5),
 )
-hex_data = st.one_of(st.sampled_from(["0x", "0x12", "0xABcd", "12", "0xg", "0X12", "0x 1"]), st.none(), st.just(1))
+hex_data = st.one_of(
+    st.sampled_from(["0x", "0x12", "0xABcd", "12", "0xg", "0X12", "0x 1"]), st.none(), st.just(1)
+)
 texts = st.one_of(st.text(max_size=5), st.none(), st.just(3), st.booleans())
 flags = st.one_of(st.booleans(), st.none(), st.just(1), st.just("true"))
 
@@ -130,7 +132,9 @@ def test_hash_columns_agree(values, required, zero_is_null):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(hex_data, max_size=6), st.lists(texts, max_size=6), st.lists(flags, max_size=6), st.booleans())
+@given(
+    st.lists(hex_data, max_size=6), st.lists(texts, max_size=6), st.lists(flags, max_size=6), st.booleans()
+)
 def test_text_columns_agree(data, strings, bools, required):
     assert len({str(x) for x in _both(hex_data_array, data, required=required)}) == 1
     assert len({str(x) for x in _both(string_array, strings, required=required)}) == 1
@@ -151,7 +155,7 @@ def _near_halfway(rnd: random.Random, count: int) -> list[int]:
         d = rnd.uniform(1e-6, 1e20) * rnd.choice([1.0, 2.0**-30, 1.0])
         halfway = (Fraction(d) + Fraction(float(np.nextafter(d, np.inf)))) / 2
         exact = halfway * ATTO
-        offset = rnd.choice([0, 1, -1, 2**rnd.randint(0, 40), -(2**rnd.randint(0, 40))])
+        offset = rnd.choice([0, 1, -1, 2 ** rnd.randint(0, 40), -(2 ** rnd.randint(0, 40))])
         v = int(exact) + offset
         if 0 <= v < 10**38:
             out.append(v)
@@ -161,7 +165,7 @@ def _near_halfway(rnd: random.Random, count: int) -> list[int]:
 def test_one_floats_are_correctly_rounded_everywhere():
     rnd = random.Random(3)
     values: list[int | None] = [0, 1, 10**18, 2**53, 2**64 - 1, 2**64, 10**38 - 1, None]
-    values += [2**k for k in range(0, 126)] + [ATTO * 2**k for k in range(0, 60)]
+    values += [2**k for k in range(126)] + [ATTO * 2**k for k in range(60)]
     values += [rnd.randrange(10 ** rnd.randint(1, 38)) for _ in range(20_000)]
     values += _near_halfway(rnd, 20_000)
     expected = [None if v is None else v / ATTO for v in values]
