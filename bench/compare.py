@@ -55,7 +55,6 @@ import pyarrow.parquet as pq
 from _devnet import devnet_process
 
 import hmyframe
-from hmyframe.devnet import Chain
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -280,17 +279,6 @@ class Setting:
         if self.rate_limit:
             args += ["--rpc-rate-limit", str(self.rate_limit)]
         return args
-
-
-def slice_start(seed: int, run: int = 20) -> int:
-    """First block of the devnet chain after which ``run`` blocks in a row have transactions."""
-    chain = Chain(seed=seed, shards=1, blocks=2000)
-    streak = 0
-    for n in range(chain.head(0) + 1):
-        streak = streak + 1 if chain.block(0, n).transactions else 0
-        if streak == run:
-            return n - run + 1
-    return 0
 
 
 def loop_blocks(args: argparse.Namespace, setting: Setting) -> int:
@@ -572,6 +560,12 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--blocks", type=int, default=5000, help="slice length (default 5000)")
+    parser.add_argument(
+        "--start",
+        type=int,
+        default=1,
+        help="first block (default 1; the devnet has about 13 transactions a block)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="alternating runs per contender (median)")
     parser.add_argument("--latencies", default="0,20,100,300", help="ms, comma-separated")
     parser.add_argument("--rate-limits", default="off,1000", help="node rate limits (req/s or off)")
@@ -602,7 +596,7 @@ def main() -> int:
     peers, missing = prepare_peers(args.peers, args.peers_dir, [p for p in args.only_peers.split(",") if p])
     for peer, why in missing.items():
         print(f"{peer}: {why}; continuing without it", flush=True)
-    start = slice_start(args.seed)
+    start = args.start
     settings = [
         Setting(latency, limit, cost)
         for limit in _limits(args.rate_limits)
