@@ -298,25 +298,105 @@ def _check_range(
             where.fail(i, name, v, expected)
 
 
-def _bounded_ints(
-    values: Sequence[Any], arrow_type: pa.DataType, hi: int, required: bool, parsed: bool
-) -> pa.Array | None:
-    """Bulk path: ``values`` as ``arrow_type`` if all are ints in ``0..hi`` (or ``None`` unless
-    ``required``). Unparsed values go through Arrow's type inference, which yields int64 only
-    when every value is a Python int (a bool, Decimal or string makes another type, or raises)."""
+Words = npt.NDArray[np.uint64]
+_LIMIT_HI, _LIMIT_LO = divmod(AMOUNT_LIMIT, 1 << 64)
+_MASK64 = (1 << 64) - 1
+
+
+def _int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | None] | None:
+    """Bulk path of every integer column: ``(n, 2)`` little-endian 64-bit words (low, high)
+    of each value and the validity buffer (``None``: no nulls), if every value is ``None``, a
+    Python int in ``0 .. 2**128 - 1``, or a ``0x`` hex quantity of 1 to 32 digits; else ``None``.
+
+    Unparsed values go through Arrow's type inference, which yields int64 only when every value
+    is a Python int (a bool or a Decimal gives another type, or raises) and string only when
+    every value is a ``str``.
+    """
     try:
         arr = pa.array(values, type=pa.int64()) if parsed else pa.array(values)
+    except OverflowError:  # an int beyond int64 (or below): split the Python ints
+        return _big_int_words(values, parsed)
     except _ARROW_REJECTS:
         return None
+    n = len(arr)
+    if arr.type == pa.string():
+        return _hex_words(arr)
+    if arr.type == pa.null():
+        return np.zeros((n, 2), dtype=np.uint64), pa.py_buffer(np.zeros((n + 7) // 8, dtype=np.uint8))
     if arr.type != pa.int64():
-        if arr.type != pa.null():
-            return None
-        arr = pa.nulls(len(arr), pa.int64())
-    if arr.null_count and required:
         return None
-    low, high = pc.min_max(arr).values()
-    if low.is_valid and (low.as_py() < 0 or high.as_py() > hi):
+    if n and arr.null_count < n and pc.min(arr).as_py() < 0:
         return None
+    words = np.zeros((n, 2), dtype=np.uint64)
+    validity, data = arr.buffers()
+    words[:, 0] = np.frombuffer(data, dtype=np.uint64, count=n + arr.offset)[arr.offset :]
+    if arr.null_count:
+        words[:, 0][arr.is_null().to_numpy(zero_copy_only=False)] = 0
+        validity = arr.is_valid().buffers()[1]
+    return words, (validity if arr.null_count else None)
+
+
+def _big_int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | None] | None:
+    if not parsed and not set(map(type, values)) <= {int, _NONE}:
+        return None
+    n = len(values)
+    validity = None
+    dense: Sequence[Any] = values
+    if None in values:
+        mask = np.fromiter((v is not None for v in values), dtype=bool, count=n)
+        validity = pa.py_buffer(np.packbits(mask, bitorder="little"))
+        dense = [0 if v is None else v for v in values]
+    words = np.empty((n, 2), dtype=np.uint64)
+    try:
+        obj = np.array(dense, dtype=object)
+        words[:, 0] = (obj & _MASK64).astype(np.uint64)
+        words[:, 1] = (obj >> 64).astype(np.uint64)  # raises for a negative value or >= 2**128
+    except (OverflowError, TypeError):
+        return None
+    return words, validity
+
+
+def _hex_words(arr: pa.Array) -> tuple[Words, pa.Buffer | None] | None:
+    """Words of a string array of ``0x`` hex quantities (1 to 32 digits, either case), in numpy
+    over the Arrow buffer: each digit's nibble shifted to its place, summed per string."""
+    n = len(arr)
+    words = np.zeros((n, 2), dtype=np.uint64)
+    validity = None
+    present = arr
+    if arr.null_count:
+        validity = arr.is_valid().buffers()[1]
+        present = arr.drop_null()
+    m = len(present)
+    if not m:
+        return words, validity
+    offsets, data = _buffers(present)
+    lengths = np.diff(offsets)
+    starts = offsets[:-1]
+    if lengths.min() < 3 or lengths.max() > 34 or (data[starts] != ord("0")).any():
+        return None
+    if ((data[starts + 1] | np.uint8(0x20)) != ord("x")).any():
+        return None
+    if int(np.count_nonzero(_hex_digits(data, upper=True))) != len(data) - m:  # the x or X of each
+        return None
+    nibble = np.where(data <= ord("9"), data - np.uint8(48), (data | np.uint8(0x20)) - np.uint8(87))
+    nibble[starts] = 0
+    nibble[starts + 1] = 0
+    place = np.repeat(offsets[1:], lengths) - 1 - np.arange(len(data))  # 0 for the last digit
+    low = np.where(place < 16, nibble.astype(np.uint64) << (4 * np.minimum(place, 15)).astype(np.uint64), 0)
+    high = np.where(place >= 16, nibble.astype(np.uint64) << (4 * (place - 16).clip(0, 15)).astype(np.uint64), 0)
+    rows = slice(None) if validity is None else arr.is_valid().to_numpy(zero_copy_only=False)
+    words[rows, 0] = np.add.reduceat(low.astype(np.uint64), starts)
+    words[rows, 1] = np.add.reduceat(high.astype(np.uint64), starts)
+    return words, validity
+
+
+def _int_column(words: Words, validity: pa.Buffer | None, arrow_type: pa.DataType, hi: int) -> pa.Array | None:
+    """An int64 (or int32) array of the low words, if every value fits ``0..hi``."""
+    n = len(words)
+    if n and (words[:, 1].any() or int(words[:, 0].max()) > hi):
+        return None
+    low = np.ascontiguousarray(words[:, 0]).view(np.int64)
+    arr = pa.Array.from_buffers(pa.int64(), n, [validity, pa.py_buffer(low)])
     return arr if arrow_type == pa.int64() else arr.cast(arrow_type)
 
 
@@ -332,9 +412,11 @@ def int_array(
     """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
     arrow_type = type_ or pa.int64()
     hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
-    arr = _bounded_ints(values, arrow_type, hi, required, parsed)
-    if arr is not None:
-        return arr
+    bulk = None if required and None in values else _int_words(values, parsed)
+    if bulk is not None:
+        arr = _int_column(*bulk, arrow_type, hi)
+        if arr is not None:
+            return arr
     ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     _check_range(ints, where, name, 0, hi, f"a non-negative integer that fits {arrow_type}")
     return pa.array(ints, type=arrow_type)
@@ -347,49 +429,18 @@ def _validity(mask: list[bool]) -> pa.Buffer | None:
     return bits
 
 
-_LIMIT_HI, _LIMIT_LO = divmod(AMOUNT_LIMIT, 1 << 64)
-_MASK64 = (1 << 64) - 1
-
-
-def _amount_words(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint64], pa.Buffer | None] | None:
-    """Bulk path: ``(n, 2)`` little-endian words of ``decimal128`` values and the validity
-    buffer, if every value is ``None`` or an int in ``0 .. 10**38 - 1``; else ``None``."""
-    n = len(ints)
-    validity = None
-    dense: Sequence[int | None] = ints
-    if None in ints:
-        mask = np.fromiter((v is not None for v in ints), dtype=bool, count=n)
-        validity = pa.py_buffer(np.packbits(mask, bitorder="little"))
-        dense = [0 if v is None else v for v in ints]
-    words = np.zeros((n, 2), dtype=np.uint64)
-    try:
-        small = pa.array(dense, type=pa.int64())  # raises at the first value of 2**63 or more
-    except OverflowError:
-        try:
-            obj = np.array(dense, dtype=object)
-            words[:, 0] = (obj & _MASK64).astype(np.uint64)
-            words[:, 1] = (obj >> 64).astype(np.uint64)  # raises for a negative value or >= 2**128
-        except (OverflowError, TypeError):
-            return None
-        hi, lo = words[:, 1], words[:, 0]
-        if ((hi > _LIMIT_HI) | ((hi == _LIMIT_HI) & (lo >= _LIMIT_LO))).any():
-            return None
-    except _ARROW_REJECTS:
-        return None
-    else:
-        if n and pc.min(small).as_py() < 0:
-            return None
-        words[:, 0] = small.to_numpy(zero_copy_only=False)
-    return words, validity
+def _below_amount_limit(words: Words) -> bool:
+    hi, lo = words[:, 1], words[:, 0]
+    return not ((hi > _LIMIT_HI) | ((hi == _LIMIT_HI) & (lo >= _LIMIT_LO))).any()
 
 
 def amount_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises."""
-    ints = values if parsed else parse_ints(values, where, name, required=required)
-    bulk = _amount_words(ints)
-    if bulk is None:
+    bulk = None if required and None in values else _int_words(values, parsed)
+    if bulk is None or not _below_amount_limit(bulk[0]):
+        ints = values if parsed else parse_ints(values, where, name, required=required)
         _check_range(
             ints,
             where,
@@ -400,10 +451,10 @@ def amount_array(
         )
         bulk = _amount_words_slow(ints)
     words, validity = bulk
-    return pa.Array.from_buffers(AMOUNT, len(ints), [validity, pa.py_buffer(words)])
+    return pa.Array.from_buffers(AMOUNT, len(values), [validity, pa.py_buffer(words)])
 
 
-def _amount_words_slow(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint64], pa.Buffer | None]:
+def _amount_words_slow(ints: Sequence[int | None]) -> tuple[Words, pa.Buffer | None]:
     n = len(ints)
     dense = [0 if v is None else v for v in ints]
     words = np.empty((n, 2), dtype=np.uint64)
@@ -421,34 +472,33 @@ def _amount_words_slow(ints: Sequence[int | None]) -> tuple[npt.NDArray[np.uint6
 _LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant in (63, 112)
 
 
-def one_float_array(ints: Sequence[int | None], *, exact: pa.Array | None = None) -> pa.Array:
-    """Atto ints -> ONE as float64 (one correctly rounded division; a convenience column).
+def one_float_array(ints: Sequence[Any], *, exact: pa.Array | None = None) -> pa.Array:
+    """Atto amounts -> ONE as float64 (one correctly rounded division; a convenience column).
 
     Parameters
     ----------
     ints
-        Exact atto amounts (``None`` for null).
+        Exact atto amounts (``None`` for null), as parsed ints or as the raw values
+        :func:`amount_array` accepts.
     exact
-        The ``decimal128`` array :func:`amount_array` built from the same ``ints``, if at
-        hand: its words are reused instead of split again.
+        The ``decimal128`` array :func:`amount_array` built from the same values, if at hand:
+        its words are reused instead of read again.
     """
     n = len(ints)
-    words: npt.NDArray[np.uint64] | None = None
-    validity = None
+    bulk: tuple[Words, pa.Buffer | None] | None = None
     if exact is not None and exact.type == AMOUNT and len(exact) == n and exact.offset == 0:
-        validity = exact.buffers()[0]
         words = np.frombuffer(exact.buffers()[1], dtype=np.uint64, count=2 * n).reshape(n, 2)
-    elif _LONG_DOUBLE_OK and set(map(type, ints)) <= {int, _NONE}:
-        bulk = _amount_words(ints)
-        if bulk is not None:
-            words, validity = bulk
-    if words is None or not _LONG_DOUBLE_OK:
-        return pa.array([None if v is None else v / ATTO_PER_ONE for v in ints], type=pa.float64())
-    floats = _atto_to_one(words, ints)
-    return pa.Array.from_buffers(pa.float64(), n, [validity, pa.py_buffer(floats)])
+        bulk = words, exact.buffers()[0]
+    elif _LONG_DOUBLE_OK:
+        bulk = _int_words(ints, parsed=False)
+    if bulk is None or not _LONG_DOUBLE_OK:
+        values = [None if v is None else parse_int(v) for v in ints]
+        return pa.array([None if v is None else v / ATTO_PER_ONE for v in values], type=pa.float64())
+    words, validity = bulk
+    return pa.Array.from_buffers(pa.float64(), n, [validity, pa.py_buffer(_atto_to_one(words))])
 
 
-def _atto_to_one(words: npt.NDArray[np.uint64], ints: Sequence[int | None]) -> npt.NDArray[np.float64]:
+def _atto_to_one(words: Words) -> npt.NDArray[np.float64]:
     ld = np.longdouble
     quotient = (words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)) / ld(ATTO_PER_ONE)
     out = quotient.astype(np.float64)
@@ -456,8 +506,7 @@ def _atto_to_one(words: npt.NDArray[np.uint64], ints: Sequence[int | None]) -> n
     near_half = np.abs(rest - np.spacing(out) * 0.5) <= out * 2.0**-60
     unsure = np.flatnonzero((near_half | (np.frexp(out)[0] == 0.5)) & (out != 0))
     for i in unsure.tolist():
-        v = ints[i]
-        out[i] = 0.0 if v is None else v / ATTO_PER_ONE
+        out[i] = ((int(words[i, 1]) << 64) | int(words[i, 0])) / ATTO_PER_ONE
     return out
 
 
@@ -465,7 +514,8 @@ def timestamp_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Unix seconds (hex or number) -> ``timestamp[ms, tz=UTC]``."""
-    secs = _bounded_ints(values, pa.int64(), INT64_MAX // 1000, required, parsed)
+    bulk = None if required and None in values else _int_words(values, parsed)
+    secs = None if bulk is None else _int_column(*bulk, pa.int64(), INT64_MAX // 1000)
     if secs is None:
         ints = list(values) if parsed else parse_ints(values, where, name, required=required)
         _check_range(ints, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")

@@ -38,7 +38,7 @@ from hmyframe.errors import ResponseShapeError
 
 WHERE = Where("t", lambda i: f"row[{i}]")
 ATTO = 10**18
-BULK = ("_bounded_ints", "_amount_words", "_strings", "_address_bulk")
+BULK = ("_int_words", "_strings", "_address_bulk")
 
 
 def _outcome(build: Any, values: list[Any], **kw: Any) -> object:
@@ -72,6 +72,8 @@ quantities = st.one_of(
     st.none(),
     st.booleans(),
     st.sampled_from(["0x1f", "0x", "12", "x", "", Decimal("1.5"), Decimal("3.46E+19"), Decimal("2"), [1]]),
+    st.integers(0, 2**140).map(hex),
+    st.sampled_from(["0X1F", "0x00ff", "0x" + "f" * 32, "0x" + "0" * 33 + "1", "0x1g", "0x 1", "0xé"]),
 )
 RAW = [random.Random(7).randbytes(20) for _ in range(6)]
 ADDRESSES = [to_one("0x" + r.hex()) for r in RAW] + ["0x" + r.hex() for r in RAW]
@@ -172,3 +174,17 @@ def test_one_floats_are_correctly_rounded_everywhere():
     assert one_float_array(values).to_pylist() == expected
     exact = amount_array(values, WHERE, "f", parsed=True)
     assert one_float_array(values, exact=exact).to_pylist() == expected
+
+
+hex_quantities = st.one_of(st.integers(0, 2**130).map(hex), st.none(), st.sampled_from(["0X1F", "0x007", "0x"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(hex_quantities, max_size=10), st.booleans())
+def test_hex_quantity_columns_agree(values, required):
+    for build in (int_array, amount_array, timestamp_array):
+        bulk, rows = _both(build, values, required=required)
+        assert bulk == rows
+    if all(v is None or (v.startswith("0x") and 2 < len(v) <= 34) for v in values):
+        expected = [None if v is None else int(v, 16) / ATTO for v in values]
+        assert one_float_array(values).to_pylist() == expected
