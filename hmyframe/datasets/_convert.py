@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from itertools import repeat
 from typing import Any, NoReturn
 
 import numpy as np
@@ -310,7 +311,7 @@ def _int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | 
 
     Unparsed values go through Arrow's type inference, which yields int64 only when every value
     is a Python int (a bool or a Decimal gives another type, or raises) and string only when
-    every value is a ``str``.
+    every value is a ``str`` (or ``None``).
     """
     try:
         arr = pa.array(values, type=pa.int64()) if parsed else pa.array(values)
@@ -320,7 +321,7 @@ def _int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | 
         return None
     n = len(arr)
     if arr.type == pa.string():
-        return _hex_words(arr)
+        return _hex_words(arr, values)
     if arr.type == pa.null():
         return np.zeros((n, 2), dtype=np.uint64), pa.py_buffer(np.zeros((n + 7) // 8, dtype=np.uint8))
     if arr.type != pa.int64():
@@ -356,41 +357,22 @@ def _big_int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffe
     return words, validity
 
 
-def _hex_words(arr: pa.Array) -> tuple[Words, pa.Buffer | None] | None:
-    """Words of a string array of ``0x`` hex quantities (1 to 32 digits, either case), in numpy
-    over the Arrow buffer: each digit's nibble shifted to its place, summed per string."""
-    n = len(arr)
-    words = np.zeros((n, 2), dtype=np.uint64)
-    validity = None
-    present = arr
+def _hex_words(arr: pa.Array, values: Sequence[Any]) -> tuple[Words, pa.Buffer | None] | None:
+    """Words of ``0x`` hex quantities of 1 to 32 digits (either case): checked by one regex
+    over the Arrow array, then parsed by ``int`` (faster than any numpy digit arithmetic)."""
+    ok = pc.match_substring_regex(arr, "^0[xX][0-9a-fA-F]{1,32}$")
+    if pc.all(pc.fill_null(ok, True)).as_py() is False:
+        return None
     if arr.null_count:
-        validity = arr.is_valid().buffers()[1]
-        present = arr.drop_null()
-    m = len(present)
-    if not m:
-        return words, validity
-    offsets, data = _buffers(present)
-    lengths = np.diff(offsets)
-    starts = offsets[:-1]
-    if lengths.min() < 3 or lengths.max() > 34 or (data[starts] != ord("0")).any():
-        return None
-    if ((data[starts + 1] | np.uint8(0x20)) != ord("x")).any():
-        return None
-    if int(np.count_nonzero(_hex_digits(data, upper=True))) != len(data) - m:  # the x or X of each
-        return None
-    nibble = np.where(data <= ord("9"), data - np.uint8(48), (data | np.uint8(0x20)) - np.uint8(87))
-    nibble[starts] = 0
-    nibble[starts + 1] = 0
-    place = np.repeat(offsets[1:], lengths) - 1 - np.arange(len(data))  # 0 for the last digit
-    low = np.where(place < 16, nibble.astype(np.uint64) << (4 * np.minimum(place, 15)).astype(np.uint64), 0)
-    high = np.where(place >= 16, nibble.astype(np.uint64) << (4 * (place - 16).clip(0, 15)).astype(np.uint64), 0)
-    rows = slice(None) if validity is None else arr.is_valid().to_numpy(zero_copy_only=False)
-    words[rows, 0] = np.add.reduceat(low.astype(np.uint64), starts)
-    words[rows, 1] = np.add.reduceat(high.astype(np.uint64), starts)
-    return words, validity
+        ints: list[int | None] = [None if v is None else int(v, 16) for v in values]
+    else:
+        ints = list(map(int, values, repeat(16)))
+    return _int_words(ints, parsed=True)
 
 
-def _int_column(words: Words, validity: pa.Buffer | None, arrow_type: pa.DataType, hi: int) -> pa.Array | None:
+def _int_column(
+    words: Words, validity: pa.Buffer | None, arrow_type: pa.DataType, hi: int
+) -> pa.Array | None:
     """An int64 (or int32) array of the low words, if every value fits ``0..hi``."""
     n = len(words)
     if n and (words[:, 1].any() or int(words[:, 0].max()) > hi):

@@ -176,7 +176,9 @@ def test_one_floats_are_correctly_rounded_everywhere():
     assert one_float_array(values, exact=exact).to_pylist() == expected
 
 
-hex_quantities = st.one_of(st.integers(0, 2**130).map(hex), st.none(), st.sampled_from(["0X1F", "0x007", "0x"]))
+hex_quantities = st.one_of(
+    st.integers(0, 2**130).map(hex), st.none(), st.sampled_from(["0X1F", "0x007", "0x"])
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -188,3 +190,20 @@ def test_hex_quantity_columns_agree(values, required):
     if all(v is None or (v.startswith("0x") and 2 < len(v) <= 34) for v in values):
         expected = [None if v is None else int(v, 16) / ATTO for v in values]
         assert one_float_array(values).to_pylist() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)), max_size=12), st.booleans()
+)
+def test_trace_index_counts_each_transactions_traces(keys, in_order):
+    from hmyframe.datasets.traces import _trace_index
+
+    keys = sorted(keys) if in_order else keys
+    seen: dict[tuple[int, int, int], int] = {}
+    expected = []
+    for key in keys:
+        expected.append(seen.get(key, 0))
+        seen[key] = expected[-1] + 1
+    columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], []]
+    assert _trace_index(*columns) == expected
