@@ -708,6 +708,11 @@ def ratio_arrays(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False
 ) -> tuple[pa.Array, pa.Array]:
     """``numeric.Dec`` ratios -> (float64, exact 18-decimal text)."""
+    arr = _strings(values, required)
+    if arr is not None:  # the node's form, "0.100000000000000000": kept as sent, parsed by Arrow
+        ok = pc.match_substring_regex(arr, r"^-?[0-9]{1,60}\.[0-9]{18}$")
+        if pc.all(pc.fill_null(ok, True)).as_py() is not False:
+            return arr.cast(pa.float64()), arr
     floats: list[float | None] = []
     texts: list[str | None] = []
     for i, v in enumerate(values):

@@ -24,7 +24,7 @@ from ._convert import (
     string_array,
 )
 from ._decode import require
-from ._validators import DecodedValidators, decode_validators, pick, snapshot
+from ._validators import DecodedValidators, array_length, decode_validators, pick, snapshot
 
 NAME = "validators"
 _BLS_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{96}")
@@ -196,9 +196,10 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
                 where.fail(row, "validator.bls-public-keys", k, "BLS public keys of 96 hex digits")
         cols["bls_key_count"].append(len(keys))
         cols["bls_public_keys"].append(",".join(keys))
-        cols["delegation_count"].append(
-            len(as_list(v.get("delegations"), where, row, "validator.delegations"))
-        )
+        count = array_length(v, "delegations")
+        if type(count) is not int:
+            count = len(as_list(count, where, row, "validator.delegations"))
+        cols["delegation_count"].append(count)
 
     def of(key: str) -> list[Any]:
         return [v.get(key) for v in v_]

@@ -31,6 +31,7 @@ from hmyframe.datasets._convert import (
     hex_data_array,
     int_array,
     one_float_array,
+    ratio_arrays,
     string_array,
     timestamp_array,
 )
@@ -207,3 +208,20 @@ def test_trace_index_counts_each_transactions_traces(keys, in_order):
         seen[key] = expected[-1] + 1
     columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], []]
     assert _trace_index(*columns) == expected
+
+
+ratios = st.one_of(
+    st.tuples(st.integers(0, 10**30), st.integers(0, 10**18 - 1), st.booleans()).map(
+        lambda t: f"{'-' if t[2] else ''}{t[0]}.{t[1]:018d}"
+    ),
+    st.none(),
+    st.sampled_from(["0.5", "1", "0.1234567890123456789", "x", "1e5", "-0.000000000000000001"]),
+    st.just(7),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ratios, max_size=8), st.booleans())
+def test_ratio_columns_agree(values, required):
+    bulk, rows = _both(ratio_arrays, values, required=required)
+    assert bulk == rows
