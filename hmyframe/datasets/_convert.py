@@ -41,6 +41,7 @@ __all__ = [
     "as_dict",
     "as_list",
     "bool_array",
+    "dec_amount_array",
     "hash_array",
     "hex_data_array",
     "int_array",
@@ -434,6 +435,24 @@ def amount_array(
         bulk = _amount_words_slow(ints)
     words, validity = bulk
     return pa.Array.from_buffers(AMOUNT, len(values), [validity, pa.py_buffer(words)])
+
+
+def dec_amount_array(values: Sequence[Any], where: Where, name: str) -> pa.Array:
+    """``numeric.Dec`` stakes in atto (18-decimal strings) -> ``decimal128(38, 0)``, rounded
+    half-even; whole numbers (the usual ``"N.000000000000000000"``) in bulk through Arrow."""
+    arr = _strings(values, False)
+    if arr is not None:
+        whole = pc.match_substring_regex(arr, r"^[0-9]{1,38}\.0{18}$")
+        if pc.all(pc.fill_null(whole, True)).as_py() is not False:
+            digits = pc.utf8_slice_codeunits(arr, 0, -19)
+            return digits.cast(AMOUNT)
+    ints: list[int | None] = []
+    for i, v in enumerate(values):
+        try:
+            ints.append(None if v is None else parse_dec_amount(v))
+        except Bad as exc:
+            where.fail(i, name, v, exc.expected)
+    return amount_array(ints, where, name, parsed=True)
 
 
 def _amount_words_slow(ints: Sequence[int | None]) -> tuple[Words, pa.Buffer | None]:

@@ -27,6 +27,7 @@ from hmyframe.datasets._convert import (
     address_arrays,
     amount_array,
     bool_array,
+    dec_amount_array,
     hash_array,
     hex_data_array,
     int_array,
@@ -224,4 +225,17 @@ ratios = st.one_of(
 @given(st.lists(ratios, max_size=8), st.booleans())
 def test_ratio_columns_agree(values, required):
     bulk, rows = _both(ratio_arrays, values, required=required)
+    assert bulk == rows
+
+
+stakes = st.one_of(
+    st.integers(0, 10**39).map(lambda n: f"{n}.000000000000000000"),
+    st.sampled_from(["0.500000000000000000", "1.500000000000000000", "7", "x", "-1.000000000000000000", None, 3]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(stakes, max_size=8))
+def test_decimal_stake_columns_agree(values):
+    bulk, rows = _both(dec_amount_array, values)
     assert bulk == rows
