@@ -230,7 +230,9 @@ def test_ratio_columns_agree(values, required):
 
 stakes = st.one_of(
     st.integers(0, 10**39).map(lambda n: f"{n}.000000000000000000"),
-    st.sampled_from(["0.500000000000000000", "1.500000000000000000", "7", "x", "-1.000000000000000000", None, 3]),
+    st.sampled_from(
+        ["0.500000000000000000", "1.500000000000000000", "7", "x", "-1.000000000000000000", None, 3]
+    ),
 )
 
 
