@@ -484,7 +484,7 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
         ax.set_title(f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("blocks/s (in-process, median)")
-    axes[0][-1].legend(fontsize=8, loc="best")
+    axes[0][-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.suptitle("Exporting blocks + transactions from a devnet shard")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
