@@ -235,6 +235,46 @@ def profile(fn: Callable[[], object], top: int) -> None:
     print("\n".join("    " + ln[:150] for ln in lines[start : start + top + 1]))
 
 
+class Payloads:
+    """The synthetic answers every measurement converts."""
+
+    def __init__(self, blocks: int, txs: int, validators: int, accounts: int, unique: bool) -> None:
+        synth = Synth(seed=1, accounts=accounts, unique=unique)
+        block_objs = [synth.block(10_000_000 + i, txs) for i in range(blocks)]
+        self.blocks_bytes = json.dumps(block_objs).encode()
+        self.traces_bytes = [json.dumps(synth.traces(b)).encode() for b in block_objs]
+        pages = [synth.validator() for _ in range(validators)]
+        self.pages_bytes = [json.dumps(pages[i : i + 100]).encode() for i in range(0, len(pages), 100)]
+        self.ctx = ConvertContext(shard_id=0)
+        self.traces_ctx = traces_context(decode_blocks([self.blocks_bytes]), shard_id=0)
+
+    def convert(self, name: str) -> int:
+        """Convert this dataset's payloads once; return the number of rows."""
+        ds = DATASETS[name]
+        if ds.source == "traces":
+            return int(ds.convert(self.traces_bytes, self.traces_ctx).num_rows)
+        if ds.source == "validators":
+            return int(ds.convert(self.pages_bytes, self.ctx).num_rows)
+        return int(ds.convert([self.blocks_bytes], self.ctx).num_rows)
+
+
+#: The datasets the synthetic answers feed (bench/compare.py reports each).
+MEASURED = ("transactions", "blocks", "traces", "validators", "voting_power", "delegations", "undelegations")
+
+
+def measure(
+    blocks: int = 200, repeat: int = 5, txs: int = 50, validators: int = 800
+) -> list[tuple[str, int, float, float]]:
+    """``(dataset, rows, rows/s, ms)`` for each dataset of :data:`MEASURED` (best of ``repeat``)."""
+    payloads = Payloads(blocks, txs, validators, accounts=5000, unique=False)
+    out = []
+    for name in MEASURED:
+        rows = payloads.convert(name)
+        seconds = best_of(repeat, partial(payloads.convert, name))
+        out.append((name, rows, rows / seconds, seconds * 1000))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -248,15 +288,14 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the top functions by own time")
     args = parser.parse_args()
 
-    synth = Synth(seed=1, accounts=args.accounts, unique=args.unique_addresses)
-    blocks = [synth.block(10_000_000 + i, args.txs) for i in range(args.blocks)]
-    blocks_bytes = json.dumps(blocks).encode()
-    traces_bytes = [json.dumps(synth.traces(b)).encode() for b in blocks]
-    pages = [synth.validator() for _ in range(args.validators)]
-    pages_bytes = [json.dumps(pages[i : i + 100]).encode() for i in range(0, len(pages), 100)]
+    payloads = Payloads(args.blocks, args.txs, args.validators, args.accounts, args.unique_addresses)
+    blocks_bytes, traces_bytes, pages_bytes = (
+        payloads.blocks_bytes,
+        payloads.traces_bytes,
+        payloads.pages_bytes,
+    )
     n_tx = args.blocks * args.txs
-    ctx = ConvertContext(shard_id=0)
-    tctx = traces_context(decode_blocks([blocks_bytes]), shard_id=0)
+    ctx, tctx = payloads.ctx, payloads.traces_ctx
     n_traces = DATASETS["traces"].convert(traces_bytes, tctx).num_rows
     n_val = DATASETS["validators"].convert(pages_bytes, ctx).num_rows
     any_decoder = msgspec.json.Decoder()

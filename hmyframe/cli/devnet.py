@@ -60,6 +60,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--profile", choices=("current", "legacy"), default="current", help="node format")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added latency per request (ms)")
+    parser.add_argument(
+        "--block-cost-ms",
+        type=float,
+        default=0.0,
+        help="server time per block read (ms), paid concurrently across requests (default 0)",
+    )
     parser.add_argument("--epoch-length", type=int, default=200, help="blocks per epoch (default 200)")
     parser.add_argument("--validators", type=int, default=300, help="validator population (default 300)")
     parser.add_argument(
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         profile=args.profile,
         latency_ms=args.latency_ms,
+        block_cost_ms=args.block_cost_ms,
         validator_rate_limit=not args.no_validator_rate_limit,
         rpc_rate_limit=rpc_limit,
         port=args.port,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from functools import cached_property
+from itertools import chain, repeat
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from hmyframe.errors import ResponseShapeError
@@ -30,64 +33,86 @@ def constant(value: Any, n: int, type_: pa.DataType) -> pa.Array:
     return pa.array([value] * n, type=type_)
 
 
-@dataclass
 class TxRows:
     """Transactions of one kind gathered from blocks and loose payloads.
 
     ``owner[i]`` is the index of the block holding row ``i`` (``-1`` for a loose transaction),
-    ``pos[i]`` its position inside that block's list.
+    ``pos[i]`` its position inside that block's list (or in the loose list). Both are built on
+    first use: the usual conversion never needs them.
     """
 
-    rows: list[Any]
-    owner: list[int]
-    pos: list[int]
-    where: Where
+    def __init__(
+        self, rows: list[Any], spans: list[tuple[int, int]], loose: int, where_of: Callable[[TxRows], Where]
+    ) -> None:
+        self.rows = rows
+        self._spans = spans  # (block index, number of rows) for each block that has rows
+        self._loose = loose
+        self.where = where_of(self)
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """``(block index, row count)`` for each block that holds rows, in row order."""
+        return self._spans
+
+    @property
+    def loose(self) -> int:
+        """How many rows came without a block (at the end of :attr:`rows`)."""
+        return self._loose
+
+    @cached_property
+    def owner(self) -> list[int]:
+        out: list[int] = []
+        for block, count in self._spans:
+            out.extend([block] * count)
+        out.extend([-1] * self._loose)
+        return out
+
+    @cached_property
+    def pos(self) -> list[int]:
+        out: list[int] = []
+        for _, count in self._spans:
+            out.extend(range(count))
+        out.extend(range(self._loose))
+        return out
 
 
 def gather(decoded: DecodedBlocks, what: str, staking: bool) -> TxRows:
-    """Collect full transaction objects (``staking`` selects which list) with their provenance."""
+    """Collect full transaction objects (``staking`` selects which list) with their provenance.
+
+    A bare hash among them (a block fetched without ``fullTx``) raises
+    :class:`~hmyframe.errors.ResponseShapeError` naming it.
+    """
     key = "stakingTransactions" if staking else "transactions"
     rows: list[Any] = []
-    owner: list[int] = []
-    pos: list[int] = []
+    spans: list[tuple[int, int]] = []
     for bi, block in enumerate(decoded.blocks):
         txs = block.stakingTransactions if staking else block.transactions
-        if not txs:
-            continue
-        if any(type(t) is str for t in txs):
-            j = next(j for j, t in enumerate(txs) if type(t) is str)
-            raise ResponseShapeError(
-                what,
-                f"{decoded.block_paths[bi]}.{key}[{j}]",
-                txs[j],
-                "a full transaction object (request blocks with fullTx=true)",
-            )
-        rows.extend(txs)
-        owner.extend([bi] * len(txs))
-        pos.extend(range(len(txs)))
+        if txs:
+            rows.extend(txs)
+            spans.append((bi, len(txs)))
     loose: list[Any] = decoded.staking_txs if staking else decoded.txs
     loose_paths = decoded.staking_paths if staking else decoded.tx_paths
-    for j, t in enumerate(loose):
-        if type(t) is str:
-            raise ResponseShapeError(
-                what, loose_paths[j], t, "a full transaction object (request fullTx=true)"
-            )
     rows.extend(loose)
-    owner.extend([-1] * len(loose))
-    pos.extend(range(len(loose)))
     block_paths = decoded.block_paths
 
-    def path(i: int) -> str:
-        b = owner[i]
-        return f"{block_paths[b]}.{key}[{pos[i]}]" if b >= 0 else loose_paths[pos[i]]
+    def where_of(gathered: TxRows) -> Where:
+        def path(i: int) -> str:
+            b = gathered.owner[i]
+            p = gathered.pos[i]
+            return f"{block_paths[b]}.{key}[{p}]" if b >= 0 else loose_paths[p]
 
-    return TxRows(rows, owner, pos, Where(what, path))
+        return Where(what, path)
+
+    gathered = TxRows(rows, spans, len(loose), where_of)
+    if str in set(map(type, rows)):
+        i = next(i for i, t in enumerate(rows) if type(t) is str)
+        hint = "request blocks with fullTx=true" if gathered.owner[i] >= 0 else "request fullTx=true"
+        raise gathered.where.error(i, "", rows[i], f"a full transaction object ({hint})")
+    return gathered
 
 
-def tx_common_columns(
-    gathered: TxRows, blocks: list[Block], ctx: ConvertContext
-) -> tuple[dict[str, pa.Array], list[int | None]]:
-    """Columns every (staking) transaction has; also returns the parsed block numbers.
+def tx_common_columns(gathered: TxRows, blocks: list[Block], ctx: ConvertContext) -> dict[str, pa.Array]:
+    """Columns every (staking) transaction has.
 
     A pending transaction (``blockNumber`` null) gets null block hash, index and timestamp
     (the node sends the zero hash and 0 for them). A transaction without ``timestamp`` (the
@@ -95,45 +120,105 @@ def tx_common_columns(
     ``ctx.shard_id``.
     """
     rows: list[Tx] | list[StakingTx] = gathered.rows
-    owner = gathered.owner
     where = gathered.where
-
+    # every field first, in one sweep over the rows while they are in cache
     numbers_raw = [t.blockNumber for t in rows]
+    stamps_raw = [t.timestamp for t in rows]
+    indexes_raw = [t.transactionIndex for t in rows]
+    block_hashes: list[str | None] = [t.blockHash for t in rows]
+    hashes = [t.hash for t in rows]
+    senders = [t.from_ for t in rows]
+    gas = [t.gas for t in rows]
+    gas_prices = [t.gasPrice for t in rows]
+    nonces = [t.nonce for t in rows]
+
+    from_one, from_hex = address_arrays(senders, where, "from", required=True)
+    cols: dict[str, pa.Array] = {
+        "transaction_hash": hash_array(hashes, where, "hash", required=True, checked=True),
+        "from_address": from_one,
+        "from_address_hex": from_hex,
+        "gas": int_array(gas, where, "gas", required=True),
+        "gas_price": amount_array(gas_prices, where, "gasPrice", required=True),
+        "nonce": int_array(nonces, where, "nonce", required=True),
+    }
+    shared = _block_columns(gathered, blocks, numbers_raw, stamps_raw, block_hashes)
+    if shared is not None:  # the usual case: each row repeats its block's number, time and hash
+        numbers_col, stamps_col, hashes_col = shared
+        cols.update(
+            {
+                "block_number": numbers_col,
+                "block_hash": hashes_col,
+                "transaction_index": int_array(indexes_raw, where, "transactionIndex"),
+                "timestamp": stamps_col,
+            }
+        )
+        return cols
+
     if None in numbers_raw:
+        owner = gathered.owner
         numbers_raw = [
             v if v is not None or owner[i] < 0 else blocks[owner[i]].number for i, v in enumerate(numbers_raw)
         ]
     numbers = parse_ints(numbers_raw, where, "blockNumber")
     pending = [v is None for v in numbers] if None in numbers else None
-
-    stamps_raw = [t.timestamp for t in rows]
     if None in stamps_raw:
+        owner = gathered.owner
         stamps_raw = [
             v if v is not None or owner[i] < 0 else blocks[owner[i]].timestamp
             for i, v in enumerate(stamps_raw)
         ]
     stamps = parse_ints(stamps_raw, where, "timestamp")
-    indexes = parse_ints([t.transactionIndex for t in rows], where, "transactionIndex")
-    block_hashes: list[str | None] = [t.blockHash for t in rows]
+    indexes = parse_ints(indexes_raw, where, "transactionIndex")
     if pending is not None:
         stamps = [None if p else v for v, p in zip(stamps, pending, strict=True)]
         indexes = [None if p else v for v, p in zip(indexes, pending, strict=True)]
         block_hashes = [ZERO_HASH if p else v for v, p in zip(block_hashes, pending, strict=True)]
+    cols.update(
+        {
+            "block_number": int_array(numbers, where, "blockNumber", parsed=True),
+            "block_hash": hash_array(block_hashes, where, "blockHash", zero_is_null=True, checked=True),
+            "transaction_index": int_array(indexes, where, "transactionIndex", parsed=True),
+            "timestamp": timestamp_array(stamps, where, "timestamp", parsed=True),
+        }
+    )
+    return cols
 
-    from_one, from_hex = address_arrays([t.from_ for t in rows], where, "from", required=True)
-    cols: dict[str, pa.Array] = {
-        "block_number": int_array(numbers, where, "blockNumber", parsed=True),
-        "block_hash": hash_array(block_hashes, where, "blockHash", zero_is_null=True, checked=True),
-        "transaction_index": int_array(indexes, where, "transactionIndex", parsed=True),
-        "transaction_hash": hash_array([t.hash for t in rows], where, "hash", required=True, checked=True),
-        "timestamp": timestamp_array(stamps, where, "timestamp", parsed=True),
-        "from_address": from_one,
-        "from_address_hex": from_hex,
-        "gas": int_array([t.gas for t in rows], where, "gas", required=True),
-        "gas_price": amount_array([t.gasPrice for t in rows], where, "gasPrice", required=True),
-        "nonce": int_array([t.nonce for t in rows], where, "nonce", required=True),
-    }
-    return cols, numbers
+
+def _block_columns(
+    gathered: TxRows,
+    blocks: list[Block],
+    numbers: list[Any],
+    stamps: list[Any],
+    hashes: list[Any],
+) -> tuple[pa.Array, pa.Array, pa.Array] | None:
+    """Block number, time and hash columns built once per block and spread over its rows, when
+    every row comes from a block and repeats exactly its block's values (checked in C by list
+    comparison) and those values pass; else ``None`` (the row-by-row path names what is wrong)."""
+    spans = gathered.spans
+    if gathered.loose or not spans:
+        return None
+    owners = [blocks[b] for b, _ in spans]
+    counts = [c for _, c in spans]
+    block_numbers = [b.number for b in owners]
+    block_stamps = [b.timestamp for b in owners]
+    block_hashes = [b.hash for b in owners]
+
+    def spread(values: list[Any]) -> list[Any]:
+        return list(chain.from_iterable(map(repeat, values, counts)))
+
+    if numbers != spread(block_numbers) or stamps != spread(block_stamps) or hashes != spread(block_hashes):
+        return None
+    if None in block_numbers or None in block_stamps or None in block_hashes:
+        return None  # pending rows: the row-by-row path nulls their block fields
+    per_block = Where("", str)  # never raises: checked=... and the bulk paths below return None instead
+    try:
+        number_col = int_array(block_numbers, per_block, "", required=True)
+        stamp_col = timestamp_array(block_stamps, per_block, "", required=True)
+        hash_col = hash_array(block_hashes, per_block, "", required=True, zero_is_null=True)
+    except ResponseShapeError:
+        return None
+    index = pa.array(np.repeat(np.arange(len(spans)), counts))
+    return number_col.take(index), stamp_col.take(index), hash_col.take(index)
 
 
 def shard_column(values: list[Any], where: Where, name: str, default: int | None) -> pa.Array:

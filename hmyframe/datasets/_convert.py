@@ -18,13 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from itertools import repeat
 from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hmyframe.addresses import normalize_many
+from hmyframe.addresses import normalize_codes, normalize_many
 from hmyframe.errors import AddressError, ResponseShapeError
 
 from ._base import AMOUNT, TIMESTAMP
@@ -39,6 +41,7 @@ __all__ = [
     "as_dict",
     "as_list",
     "bool_array",
+    "dec_amount_array",
     "hash_array",
     "hex_data_array",
     "int_array",
@@ -231,7 +234,16 @@ def as_list(v: object, where: Where, row: int, name: str, *, nullable: bool = Tr
 
 # ---------------------------------------------------------------------------------------
 # column builders
+#
+# Each builder first tries a bulk path: one C-level pass to build the Arrow array (pyarrow's
+# own type checks, numpy over the buffers for the value checks). Anything the bulk path does
+# not accept, it leaves to the row-by-row path below it, which accepts the same values and
+# names the first bad one. The two give identical arrays (tests/datasets/test_ds_columns.py).
 # ---------------------------------------------------------------------------------------
+
+_NONE = type(None)
+#: What building an Arrow array from Python values raises for a value of the wrong kind.
+_ARROW_REJECTS = (pa.ArrowException, TypeError, ValueError, OverflowError)
 
 
 def parse_ints(
@@ -246,11 +258,11 @@ def parse_ints(
     """Parse a column of integer-like values; ``None`` stays ``None`` unless ``required``."""
     if parse is parse_int:
         kinds = set(map(type, values))
-        has_null = type(None) in kinds
-        kinds.discard(type(None))
+        has_null = _NONE in kinds
+        kinds.discard(_NONE)
         if not (required and has_null):
             if kinds <= {int}:
-                return list(values)
+                return values if type(values) is list else list(values)
             if kinds == {str}:  # v1 / trace hex quantities, validated in bulk
                 strings = [v for v in values if v is not None] if has_null else values
                 if _all_hex(strings):
@@ -288,6 +300,89 @@ def _check_range(
             where.fail(i, name, v, expected)
 
 
+Words = npt.NDArray[np.uint64]
+_LIMIT_HI, _LIMIT_LO = divmod(AMOUNT_LIMIT, 1 << 64)
+_MASK64 = (1 << 64) - 1
+
+
+def _int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | None] | None:
+    """Bulk path of every integer column: ``(n, 2)`` little-endian 64-bit words (low, high)
+    of each value and the validity buffer (``None``: no nulls), if every value is ``None``, a
+    Python int in ``0 .. 2**128 - 1``, or a ``0x`` hex quantity of 1 to 32 digits; else ``None``.
+
+    Unparsed values go through Arrow's type inference, which yields int64 only when every value
+    is a Python int (a bool or a Decimal gives another type, or raises) and string only when
+    every value is a ``str`` (or ``None``).
+    """
+    try:
+        arr = pa.array(values, type=pa.int64()) if parsed else pa.array(values)
+    except OverflowError:  # an int beyond int64 (or below): split the Python ints
+        return _big_int_words(values, parsed)
+    except _ARROW_REJECTS:
+        return None
+    n = len(arr)
+    if arr.type == pa.string():
+        return _hex_words(arr, values)
+    if arr.type == pa.null():
+        return np.zeros((n, 2), dtype=np.uint64), pa.py_buffer(np.zeros((n + 7) // 8, dtype=np.uint8))
+    if arr.type != pa.int64():
+        return None
+    if n and arr.null_count < n and pc.min(arr).as_py() < 0:
+        return None
+    words = np.zeros((n, 2), dtype=np.uint64)
+    validity, data = arr.buffers()
+    words[:, 0] = np.frombuffer(data, dtype=np.uint64, count=n + arr.offset)[arr.offset :]
+    if arr.null_count:
+        words[:, 0][arr.is_null().to_numpy(zero_copy_only=False)] = 0
+        validity = arr.is_valid().buffers()[1]
+    return words, (validity if arr.null_count else None)
+
+
+def _big_int_words(values: Sequence[Any], parsed: bool) -> tuple[Words, pa.Buffer | None] | None:
+    if not parsed and not set(map(type, values)) <= {int, _NONE}:
+        return None
+    n = len(values)
+    validity = None
+    dense: Sequence[Any] = values
+    if None in values:
+        mask = np.fromiter((v is not None for v in values), dtype=bool, count=n)
+        validity = pa.py_buffer(np.packbits(mask, bitorder="little"))
+        dense = [0 if v is None else v for v in values]
+    words = np.empty((n, 2), dtype=np.uint64)
+    try:
+        obj = np.array(dense, dtype=object)
+        words[:, 0] = (obj & _MASK64).astype(np.uint64)
+        words[:, 1] = (obj >> 64).astype(np.uint64)  # raises for a negative value or >= 2**128
+    except (OverflowError, TypeError):
+        return None
+    return words, validity
+
+
+def _hex_words(arr: pa.Array, values: Sequence[Any]) -> tuple[Words, pa.Buffer | None] | None:
+    """Words of ``0x`` hex quantities of 1 to 32 digits (either case): checked by one regex
+    over the Arrow array, then parsed by ``int`` (faster than any numpy digit arithmetic)."""
+    ok = pc.match_substring_regex(arr, "^0[xX][0-9a-fA-F]{1,32}$")
+    if pc.all(pc.fill_null(ok, True)).as_py() is False:
+        return None
+    if arr.null_count:
+        ints: list[int | None] = [None if v is None else int(v, 16) for v in values]
+    else:
+        ints = list(map(int, values, repeat(16)))
+    return _int_words(ints, parsed=True)
+
+
+def _int_column(
+    words: Words, validity: pa.Buffer | None, arrow_type: pa.DataType, hi: int
+) -> pa.Array | None:
+    """An int64 (or int32) array of the low words, if every value fits ``0..hi``."""
+    n = len(words)
+    if n and (words[:, 1].any() or int(words[:, 0].max()) > hi):
+        return None
+    low = np.ascontiguousarray(words[:, 0]).view(np.int64)
+    arr = pa.Array.from_buffers(pa.int64(), n, [validity, pa.py_buffer(low)])
+    return arr if arrow_type == pa.int64() else arr.cast(arrow_type)
+
+
 def int_array(
     values: Sequence[Any],
     where: Where,
@@ -298,9 +393,14 @@ def int_array(
     parsed: bool = False,
 ) -> pa.Array:
     """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
-    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     arrow_type = type_ or pa.int64()
     hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
+    bulk = None if required and None in values else _int_words(values, parsed)
+    if bulk is not None:
+        arr = _int_column(*bulk, arrow_type, hi)
+        if arr is not None:
+            return arr
+    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
     _check_range(ints, where, name, 0, hi, f"a non-negative integer that fits {arrow_type}")
     return pa.array(ints, type=arrow_type)
 
@@ -312,46 +412,116 @@ def _validity(mask: list[bool]) -> pa.Buffer | None:
     return bits
 
 
+def _below_amount_limit(words: Words) -> bool:
+    hi, lo = words[:, 1], words[:, 0]
+    return not ((hi > _LIMIT_HI) | ((hi == _LIMIT_HI) & (lo >= _LIMIT_LO))).any()
+
+
 def amount_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises."""
-    ints = list(values) if parsed else parse_ints(values, where, name, required=required)
-    _check_range(
-        ints,
-        where,
-        name,
-        0,
-        AMOUNT_LIMIT - 1,
-        "a non-negative amount of at most 38 decimal digits (decimal128(38, 0))",
-    )
+    bulk = None if required and None in values else _int_words(values, parsed)
+    if bulk is None or not _below_amount_limit(bulk[0]):
+        ints = values if parsed else parse_ints(values, where, name, required=required)
+        _check_range(
+            ints,
+            where,
+            name,
+            0,
+            AMOUNT_LIMIT - 1,
+            "a non-negative amount of at most 38 decimal digits (decimal128(38, 0))",
+        )
+        bulk = _amount_words_slow(ints)
+    words, validity = bulk
+    return pa.Array.from_buffers(AMOUNT, len(values), [validity, pa.py_buffer(words)])
+
+
+def dec_amount_array(values: Sequence[Any], where: Where, name: str) -> pa.Array:
+    """``numeric.Dec`` stakes in atto (18-decimal strings) -> ``decimal128(38, 0)``, rounded
+    half-even; whole numbers (the usual ``"N.000000000000000000"``) in bulk through Arrow."""
+    arr = _strings(values, False)
+    if arr is not None:
+        whole = pc.match_substring_regex(arr, r"^[0-9]{1,38}\.0{18}$")
+        if pc.all(pc.fill_null(whole, True)).as_py() is not False:
+            digits = pc.utf8_slice_codeunits(arr, 0, -19)
+            return digits.cast(AMOUNT)
+    ints: list[int | None] = []
+    for i, v in enumerate(values):
+        try:
+            ints.append(None if v is None else parse_dec_amount(v))
+        except Bad as exc:
+            where.fail(i, name, v, exc.expected)
+    return amount_array(ints, where, name, parsed=True)
+
+
+def _amount_words_slow(ints: Sequence[int | None]) -> tuple[Words, pa.Buffer | None]:
     n = len(ints)
-    has_null = None in ints
-    dense: list[int] = [0 if v is None else v for v in ints] if has_null else ints  # type: ignore[assignment]
+    dense = [0 if v is None else v for v in ints]
     words = np.empty((n, 2), dtype=np.uint64)
-    if n and max(dense) <= INT64_MAX:
-        words[:, 0] = np.fromiter(dense, dtype=np.uint64, count=n)
-        words[:, 1] = 0
-    elif n:
-        mask64 = (1 << 64) - 1
-        words[:, 0] = np.fromiter((v & mask64 for v in dense), dtype=np.uint64, count=n)
-        words[:, 1] = np.fromiter((v >> 64 for v in dense), dtype=np.uint64, count=n)
-    validity = _validity([v is not None for v in ints]) if has_null else None
-    return pa.Array.from_buffers(AMOUNT, n, [validity, pa.py_buffer(words.tobytes())])
+    words[:, 0] = np.fromiter((v & _MASK64 for v in dense), dtype=np.uint64, count=n)
+    words[:, 1] = np.fromiter((v >> 64 for v in dense), dtype=np.uint64, count=n)
+    return words, _validity([v is not None for v in ints])
 
 
-def one_float_array(ints: Sequence[int | None]) -> pa.Array:
-    """Atto ints -> ONE as float64 (one correctly rounded division; a convenience column)."""
-    return pa.array([None if v is None else v / ATTO_PER_ONE for v in ints], type=pa.float64())
+# float64 ONE from exact atto: one correctly rounded division. The bulk path divides in
+# numpy's long double (64-bit significand on x86-64, 113 on IEEE quad): both conversions of
+# the 64-bit words are exact, so the quotient is within 2 long-double ulps (< 2**-62 relative)
+# of the exact one, and rounding it to float64 gives the correctly rounded result unless it
+# lies that close to a point halfway between two float64 values; those rows (about 1 in 100),
+# and powers of two, are divided exactly in Python.
+_LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant in (63, 112)
+
+
+def one_float_array(ints: Sequence[Any], *, exact: pa.Array | None = None) -> pa.Array:
+    """Atto amounts -> ONE as float64 (one correctly rounded division; a convenience column).
+
+    Parameters
+    ----------
+    ints
+        Exact atto amounts (``None`` for null), as parsed ints or as the raw values
+        :func:`amount_array` accepts.
+    exact
+        The ``decimal128`` array :func:`amount_array` built from the same values, if at hand:
+        its words are reused instead of read again.
+    """
+    n = len(ints)
+    bulk: tuple[Words, pa.Buffer | None] | None = None
+    if exact is not None and exact.type == AMOUNT and len(exact) == n and exact.offset == 0:
+        words = np.frombuffer(exact.buffers()[1], dtype=np.uint64, count=2 * n).reshape(n, 2)
+        bulk = words, exact.buffers()[0]
+    elif _LONG_DOUBLE_OK:
+        bulk = _int_words(ints, parsed=False)
+    if bulk is None or not _LONG_DOUBLE_OK:
+        values = [None if v is None else parse_int(v) for v in ints]
+        return pa.array([None if v is None else v / ATTO_PER_ONE for v in values], type=pa.float64())
+    words, validity = bulk
+    return pa.Array.from_buffers(pa.float64(), n, [validity, pa.py_buffer(_atto_to_one(words))])
+
+
+def _atto_to_one(words: Words) -> npt.NDArray[np.float64]:
+    ld = np.longdouble
+    quotient = (words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)) / ld(ATTO_PER_ONE)
+    out = quotient.astype(np.float64)
+    rest = np.abs((quotient - out.astype(ld)).astype(np.float64))  # exact: a few bits
+    near_half = np.abs(rest - np.spacing(out) * 0.5) <= out * 2.0**-60
+    unsure = np.flatnonzero((near_half | (np.frexp(out)[0] == 0.5)) & (out != 0))
+    for i in unsure.tolist():
+        out[i] = ((int(words[i, 1]) << 64) | int(words[i, 0])) / ATTO_PER_ONE
+    return out
 
 
 def timestamp_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
 ) -> pa.Array:
     """Unix seconds (hex or number) -> ``timestamp[ms, tz=UTC]``."""
-    secs = list(values) if parsed else parse_ints(values, where, name, required=required)
-    _check_range(secs, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
-    ms = pc.multiply(pa.array(secs, type=pa.int64()), pa.scalar(1000, pa.int64()))
+    bulk = None if required and None in values else _int_words(values, parsed)
+    secs = None if bulk is None else _int_column(*bulk, pa.int64(), INT64_MAX // 1000)
+    if secs is None:
+        ints = list(values) if parsed else parse_ints(values, where, name, required=required)
+        _check_range(ints, where, name, 0, INT64_MAX // 1000, "unix seconds (a non-negative integer)")
+        secs = pa.array(ints, type=pa.int64())
+    ms = pc.multiply(secs, pa.scalar(1000, pa.int64()))
     return ms.cast(TIMESTAMP)
 
 
@@ -366,19 +536,38 @@ def _check_types(
             where.fail(i, name, v, expected)
 
 
+def _strings(values: Sequence[Any], required: bool) -> pa.Array | None:
+    """Bulk path: ``values`` as an Arrow string array, if all are ``str`` (or ``None`` when allowed)."""
+    try:
+        arr = pa.array(values, type=pa.string())
+    except _ARROW_REJECTS:
+        return None
+    if required and arr.null_count:
+        return None
+    return arr
+
+
 def string_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
 ) -> pa.Array:
     """Free text -> ``string`` (type-checked unless ``checked``)."""
-    if not checked or required:
-        _check_types(values, where, name, str, "a string", required)
+    arr = _strings(values, required)
+    if arr is not None:
+        return arr
+    _check_types(values, where, name, str, "a string", required)
     return pa.array(values, type=pa.string())
 
 
 def bool_array(values: Sequence[Any], where: Where, name: str, *, required: bool = False) -> pa.Array:
     """JSON booleans -> ``bool``."""
-    _check_types(values, where, name, bool, "true or false", required)
-    return pa.array(values, type=pa.bool_())
+    try:
+        arr = pa.array(values, type=pa.bool_())
+    except _ARROW_REJECTS:
+        arr = None
+    if arr is None or (required and arr.null_count):
+        _check_types(values, where, name, bool, "true or false", required)
+        arr = pa.array(values, type=pa.bool_())
+    return arr
 
 
 def _regex_array(
@@ -394,6 +583,18 @@ def _regex_array(
     raise where.error(bad, name, values[bad], expected)
 
 
+def _buffers(arr: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8]]:
+    """Offsets (starting at 0) and data bytes of a string array."""
+    n = len(arr)
+    if arr.offset:
+        arr = pa.concat_arrays([arr])  # a compact copy starting at offset 0
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1)
+    size = int(offsets[-1])
+    data = np.frombuffer(data_buf, dtype=np.uint8, count=size) if size else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
 def hash_array(
     values: Sequence[Any],
     where: Where,
@@ -404,33 +605,36 @@ def hash_array(
     checked: bool = False,
 ) -> pa.Array:
     """0x 32-byte hashes -> lower-case ``string``; the zero hash becomes null if asked."""
-    if checked and None not in values:
-        arr = pa.array(values, type=pa.string())
-        if _lower_hashes(arr):  # the usual case, checked in bulk without a regex
-            return _zero_to_null(arr) if zero_is_null else arr
+    arr = _strings(values, required)
+    if arr is not None and _lower_hashes(arr):  # the usual case, checked in bulk without a regex
+        return _zero_to_null(arr) if zero_is_null else arr
     arr = _regex_array(values, where, name, _HASH_RE, "a 0x-prefixed 32-byte hex hash", required, checked)
     arr = pc.utf8_lower(arr)
     return _zero_to_null(arr) if zero_is_null else arr
 
 
-_LOWER_HEX = np.zeros(256, dtype=bool)
-_LOWER_HEX[np.frombuffer(b"0123456789abcdef", dtype=np.uint8)] = True
+def _hex_digits(data: npt.NDArray[np.uint8], *, upper: bool) -> npt.NDArray[np.bool_]:
+    """Which bytes are hex digits (lower case, or either case if ``upper``), in SIMD-friendly numpy."""
+    letters = (data | np.uint8(0x20)) if upper else data
+    return ((data - np.uint8(48)) < 10) | ((letters - np.uint8(97)) < 6)
+
+
+def _prefixed(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int32]) -> bool:
+    return bool((data[starts] == ord("0")).all() and (data[starts + 1] == ord("x")).all())
 
 
 def _lower_hashes(arr: pa.Array) -> bool:
-    """True if every entry is ``0x`` + 64 lower-case hex digits (vectorised over the data buffer)."""
+    """True if every non-null entry is ``0x`` + 64 lower-case hex digits (vectorised)."""
+    if arr.null_count:
+        arr = arr.drop_null()
     n = len(arr)
-    if n == 0 or arr.null_count:
-        return n == 0
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
-    if offsets[-1] - offsets[0] != 66 * n or not (np.diff(offsets) == 66).all():
+    if not n:
+        return True
+    offsets, data = _buffers(arr)
+    if offsets[-1] != 66 * n or not (np.diff(offsets) == 66).all() or not _prefixed(data, offsets[:-1]):
         return False
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=66 * n, offset=int(offsets[0])).reshape(
-        n, 66
-    )
-    return bool(
-        (data[:, 0] == ord("0")).all() and (data[:, 1] == ord("x")).all() and _LOWER_HEX[data[:, 2:]].all()
-    )
+    # every byte but the 'x' of each row is a hex digit
+    return int(np.count_nonzero(_hex_digits(data, upper=False))) == 65 * n
 
 
 def _zero_to_null(arr: pa.Array) -> pa.Array:
@@ -443,15 +647,34 @@ def hex_data_array(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
 ) -> pa.Array:
     """0x-prefixed hex bytes (input, output, extra data) -> ``string``, as sent."""
+    arr = _strings(values, required)
+    if arr is not None and _hex_data_ok(arr):
+        return arr
     return _regex_array(values, where, name, _HEXDATA_RE, "0x-prefixed hex data", required, checked)
+
+
+def _hex_data_ok(arr: pa.Array) -> bool:
+    """True if every non-null entry is ``0x`` followed by hex digits of either case (vectorised)."""
+    if arr.null_count:
+        arr = arr.drop_null()
+    n = len(arr)
+    if not n:
+        return True
+    offsets, data = _buffers(arr)
+    if (np.diff(offsets) < 2).any() or not _prefixed(data, offsets[:-1]):
+        return False
+    return int(np.count_nonzero(_hex_digits(data, upper=True))) == len(data) - n
 
 
 def address_arrays(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False
 ) -> tuple[pa.Array, pa.Array]:
     """one1 or 0x addresses -> (one1 column, 0x column); ``""`` and null give null."""
+    bulk = _address_bulk(values, required)
+    if bulk is not None:
+        return bulk
     kinds = set(map(type, values))
-    if not kinds <= {str, type(None)} or (required and (type(None) in kinds or "" in values)):
+    if not kinds <= {str, _NONE} or (required and (_NONE in kinds or "" in values)):
         for i, v in enumerate(values):
             if v is None or v == "":
                 if required:
@@ -466,10 +689,49 @@ def address_arrays(
     return pa.array(ones, type=pa.string()), pa.array(hexes, type=pa.string())
 
 
+def _address_bulk(values: Sequence[Any], required: bool) -> tuple[pa.Array, pa.Array] | None:
+    """Bulk path: every value a 42-character lower-case ``one1`` or ``0x`` address (or
+    ``None`` / ``""``, which give null, unless ``required``). The distinct values (Arrow's
+    dictionary encoding) are converted in numpy over the Arrow buffer, then spread back;
+    ``None`` if anything needs the row-by-row path."""
+    arr = _strings(values, required)
+    if arr is None:
+        return None
+    encoded = arr.dictionary_encode()
+    distinct = encoded.dictionary
+    offsets, data = _buffers(distinct)
+    lengths = np.diff(offsets)
+    present = lengths != 0  # "" gives null, like None
+    if present.all():
+        validity = None
+        if not (lengths == 42).all():
+            return None
+    elif required or not ((lengths == 42) | ~present).all():
+        return None
+    else:
+        validity = pa.py_buffer(np.packbits(present, bitorder="little"))
+    codes = data.reshape(-1, 42)
+    ones, hexes, ok = normalize_codes(codes)
+    if not ok.all():
+        return None
+    m = len(distinct)
+    offsets_buf = distinct.buffers()[1]
+    hex_col = pa.Array.from_buffers(pa.string(), m, [validity, offsets_buf, pa.py_buffer(hexes)])
+    if validity is None and np.array_equal(ones, codes):  # the input already is the one1 column
+        return arr, hex_col.take(encoded.indices)
+    one_col = pa.Array.from_buffers(pa.string(), m, [validity, offsets_buf, pa.py_buffer(ones)])
+    return one_col.take(encoded.indices), hex_col.take(encoded.indices)
+
+
 def ratio_arrays(
     values: Sequence[Any], where: Where, name: str, *, required: bool = False
 ) -> tuple[pa.Array, pa.Array]:
     """``numeric.Dec`` ratios -> (float64, exact 18-decimal text)."""
+    arr = _strings(values, required)
+    if arr is not None:  # the node's form, "0.100000000000000000": kept as sent, parsed by Arrow
+        ok = pc.match_substring_regex(arr, r"^-?[0-9]{1,60}\.[0-9]{18}$")
+        if pc.all(pc.fill_null(ok, True)).as_py() is not False:
+            return arr.cast(pa.float64()), arr
     floats: list[float | None] = []
     texts: list[str | None] = []
     for i, v in enumerate(values):

@@ -407,7 +407,26 @@ class DecodedTraces:
 
     traces: list[Trace] = field(default_factory=list)
     payload_index: list[int] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
+    paths: Sequence[str] = field(default_factory=list)
+
+
+class _TracePaths(Sequence[str]):
+    """``payload[i][j]`` of every trace, made only when asked for (error messages)."""
+
+    def __init__(self, payload_index: list[int]) -> None:
+        self._payload_index = payload_index
+        self._first: dict[int, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._payload_index)
+
+    def __getitem__(self, row: int) -> str:  # type: ignore[override]
+        if self._first is None:
+            self._first = {}
+            for i, p in enumerate(self._payload_index):
+                self._first.setdefault(p, i)
+        payload = self._payload_index[row]
+        return payload_path(payload, f"[{row - self._first[payload]}]")
 
 
 _TRACES_DECODER = msgspec.json.Decoder(_TracesPayload, float_hook=Decimal)
@@ -430,12 +449,10 @@ def decode_traces(payloads: Sequence[bytes], what: str = "traces") -> DecodedTra
     out = DecodedTraces()
     for i, data in enumerate(payloads):
         decoded = _decode(_TRACES_DECODER, what, i, data)
-        if decoded is None:
-            continue
-        for j, trace in enumerate(decoded):
-            out.traces.append(trace)
-            out.payload_index.append(i)
-            out.paths.append(payload_path(i, f"[{j}]"))
+        if decoded:
+            out.traces.extend(decoded)
+            out.payload_index.extend([i] * len(decoded))
+    out.paths = _TracePaths(out.payload_index)
     return out
 
 

@@ -22,9 +22,12 @@ changes) is kept once, at its first occurrence; delegation records are kept once
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from hmyframe.addresses import to_hex
 from hmyframe.errors import AddressError, ResponseShapeError
@@ -36,6 +39,7 @@ from ._decode import decode_json, payload_path
 __all__ = [
     "DecodedValidators",
     "DelegationRow",
+    "array_length",
     "decode_validators",
     "delegation_rows",
     "pick",
@@ -81,6 +85,249 @@ def _address_key(value: Any, what: str, path: str) -> str:
         raise ResponseShapeError(what, path, value, f"a valid address ({exc.reason})") from None
 
 
+# ---------------------------------------------------------------------------------------
+# fast path: typed decoding that leaves the bulky members (delegation lists, metrics) as raw
+# JSON until a builder reads them; any other shape goes through the plain-JSON path below
+# ---------------------------------------------------------------------------------------
+
+_ANY = msgspec.json.Decoder(float_hook=Decimal)
+_UNSET: Any = msgspec.UNSET
+
+
+class _LazyArray(list[Any]):
+    """A JSON array kept raw until first read (a validator's delegations)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: msgspec.Raw) -> None:
+        super().__init__()
+        self._raw: msgspec.Raw | None = raw
+
+    def _load(self) -> None:
+        if self._raw is not None:
+            raw, self._raw = self._raw, None
+            self.extend(_ANY.decode(raw))
+
+    def raw_length(self) -> int:
+        """Number of elements, without decoding them when still raw."""
+        if self._raw is not None:
+            return len(_RAW_ITEMS.decode(self._raw))
+        return list.__len__(self)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._load()
+        return list.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load()
+        return list.__len__(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        self._load()
+        return list.__getitem__(self, index)
+
+    def __eq__(self, other: object) -> bool:
+        self._load()
+        return list.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._load()
+        return list.__repr__(self)
+
+
+class _LazyObject(dict[str, Any]):
+    """A JSON object kept raw until first read (a validator's metrics)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: msgspec.Raw) -> None:
+        super().__init__()
+        self._raw: msgspec.Raw | None = raw
+
+    def _load(self) -> None:
+        if self._raw is not None:
+            raw, self._raw = self._raw, None
+            self.update(_ANY.decode(raw))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self._load()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._load()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._load()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._load()
+        return dict.__repr__(self)
+
+    def items(self) -> Any:
+        self._load()
+        return dict.items(self)
+
+    def keys(self) -> Any:
+        self._load()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load()
+        return dict.values(self)
+
+
+_RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _lazy(raw: msgspec.Raw) -> Any:
+    """A raw array or object as a lazily decoded list or dict; anything else decoded now."""
+    first = memoryview(raw)[0] if len(raw) else 0
+    if first == ord("["):
+        return _LazyArray(raw)
+    if first == ord("{"):
+        return _LazyObject(raw)
+    return _ANY.decode(raw)
+
+
+def array_length(obj: dict[str, Any], key: str) -> Any:
+    """``obj[key]``, or its length when it is a JSON array (not decoding still-raw elements:
+    the ``validators`` table only counts delegations)."""
+    value = obj.get(key)
+    if isinstance(value, _LazyArray):
+        return value.raw_length()
+    return len(value) if isinstance(value, list) else value
+
+
+_NULL_RAW = msgspec.Raw(b"null")
+
+
+class _Validator(msgspec.Struct, gc=False):
+    """The ``validator`` member of the current format (delegations kept raw), then the keys
+    only the early-2020 format has (their presence sends the page down the plain-JSON path)."""
+
+    address: Any = None
+    name: Any = None
+    identity: Any = None
+    website: Any = None
+    security_contact: Any = msgspec.field(default=None, name="security-contact")
+    details: Any = None
+    rate: Any = None
+    max_rate: Any = msgspec.field(default=None, name="max-rate")
+    max_change_rate: Any = msgspec.field(default=None, name="max-change-rate")
+    min_self_delegation: Any = msgspec.field(default=None, name="min-self-delegation")
+    max_total_delegation: Any = msgspec.field(default=None, name="max-total-delegation")
+    bls_public_keys: Any = msgspec.field(default=None, name="bls-public-keys")
+    delegations: msgspec.Raw = msgspec.field(default=_NULL_RAW, name="delegations")
+    creation_height: Any = msgspec.field(default=None, name="creation-height")
+    update_height: Any = msgspec.field(default=None, name="update-height")
+    last_epoch_in_committee: Any = msgspec.field(default=None, name="last-epoch-in-committee")
+    availability: Any = _UNSET
+    active: Any = _UNSET
+    banned: Any = _UNSET
+
+
+class _Entry(msgspec.Struct, gc=False):
+    """A current-format validator-information object (metrics kept raw), then the keys of the
+    early-2020 format and of wrapped or delegation-method elements (the plain-JSON path's)."""
+
+    validator: _Validator | None = None
+    current_epoch_performance: Any = msgspec.field(default=None, name="current-epoch-performance")
+    metrics: msgspec.Raw = msgspec.field(default=_NULL_RAW, name="metrics")
+    total_delegation: Any = msgspec.field(default=None, name="total-delegation")
+    currently_in_committee: Any = msgspec.field(default=None, name="currently-in-committee")
+    epos_status: Any = msgspec.field(default=None, name="epos-status")
+    epos_winning_stake: Any = msgspec.field(default=None, name="epos-winning-stake")
+    booted_status: Any = msgspec.field(default=None, name="booted-status")
+    active_status: Any = msgspec.field(default=None, name="active-status")
+    lifetime: Any = None
+    current_epoch_signing_percent: Any = msgspec.field(default=_UNSET, name="current-epoch-signing-percent")
+    current_epoch_voting_power: Any = msgspec.field(default=_UNSET, name="current-epoch-voting-power")
+
+
+_PAGE = msgspec.json.Decoder(list[_Entry] | _Entry | None, float_hook=Decimal)
+
+
+def _current_names(cls: type[msgspec.Struct]) -> tuple[str, ...]:
+    """JSON names of the fields before the first early-2020 one (those default to UNSET)."""
+    defaults = msgspec.structs.astuple(cls())
+    info: Any = msgspec.inspect.type_info(cls)
+    return tuple(f.encode_name for f, d in zip(info.fields, defaults, strict=True) if d is not _UNSET)
+
+
+_ENTRY_NAMES = _current_names(_Entry)
+_VALIDATOR_NAMES = _current_names(_Validator)
+
+
+def _current_format(entry: _Entry) -> bool:
+    v = entry.validator
+    return (
+        v is not None
+        and v.availability is _UNSET
+        and v.active is _UNSET
+        and v.banned is _UNSET
+        and entry.current_epoch_signing_percent is _UNSET
+        and entry.current_epoch_voting_power is _UNSET
+    )
+
+
+def _as_dict(struct: msgspec.Struct, names: tuple[str, ...], raw: str) -> dict[str, Any]:
+    """The current-format members under their JSON names (absent ones as null), member ``raw``
+    made lazy."""
+    out = dict(zip(names, msgspec.structs.astuple(struct), strict=False))
+    out[raw] = _lazy(out[raw])
+    return out
+
+
+def _decode_fast(payloads: Sequence[bytes], what: str) -> DecodedValidators | None:
+    """Pages of current-format validator information, or ``None`` (then the plain-JSON path)."""
+    out = DecodedValidators()
+    seen: set[str] = set()
+    for i, data in enumerate(payloads):
+        try:
+            page = _PAGE.decode(data)
+        except (msgspec.MsgspecError, RecursionError):
+            return None  # the plain-JSON path reports what is wrong (or decodes the other format)
+        if page is None:
+            continue
+        elements = (
+            [(payload_path(i), page)]
+            if isinstance(page, _Entry)
+            else [(payload_path(i, f"[{j}]"), e) for j, e in enumerate(page)]
+        )
+        for path, element in elements:
+            if not _current_format(element):  # early-2020, wrapped, a record, or not one at all
+                return None
+            assert element.validator is not None
+            key = _address_key(element.validator.address, what, path + ".validator.address")
+            if key in seen:
+                out.duplicates += 1
+                continue
+            seen.add(key)
+            entry = _as_dict(element, _ENTRY_NAMES, "metrics")
+            entry["validator"] = _as_dict(element.validator, _VALIDATOR_NAMES, "delegations")
+            out.entries.append(entry)
+            out.paths.append(path)
+    return out
+
+
 def decode_validators(payloads: Sequence[bytes], what: str = "validators") -> DecodedValidators:
     """Decode validator pages (see the module docs for the accepted shapes).
 
@@ -95,6 +342,9 @@ def decode_validators(payloads: Sequence[bytes], what: str = "validators") -> De
     -------
     DecodedValidators
     """
+    fast = _decode_fast(payloads, what)
+    if fast is not None:
+        return fast
     out = DecodedValidators()
     seen: set[str] = set()
     seen_pairs: set[tuple[str, str]] = set()

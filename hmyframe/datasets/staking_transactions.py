@@ -109,7 +109,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     gathered = gather(data, NAME, staking=True)
     rows: list[StakingTx] = gathered.rows
     where = gathered.where
-    cols, _numbers = tx_common_columns(gathered, data.blocks, ctx)
+    cols = tx_common_columns(gathered, data.blocks, ctx)
     msgs = [t.msg for t in rows]
     empty = StakingMsg()
     m = [empty if v is None else v for v in msgs]

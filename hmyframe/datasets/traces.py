@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
 import pyarrow as pa
 
 from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
@@ -88,10 +92,72 @@ _NO_RESULT = TraceResult()
 _KINDS = {"call", "create", "suicide"}
 
 
+def _lower(mapping: Mapping[Any, str], keys: bool) -> dict[Any, str]:
+    """``mapping`` with lower-case hashes (checked in bulk; most contexts already are)."""
+    try:
+        lower = "".join(mapping.values()).encode("ascii").islower()  # bytes: an ASCII-only test, fast
+        lower = lower and (not keys or "".join(mapping).encode("ascii").islower())
+    except (UnicodeEncodeError, TypeError):
+        lower = False
+    if lower:
+        return dict(mapping)
+    return {(k.lower() if keys else k): v.lower() for k, v in mapping.items()}
+
+
 def _hash_resolver(ctx: ConvertContext) -> tuple[dict[str, str], set[str]]:
-    by_eth = {k.lower(): v.lower() for k, v in (ctx.tx_hashes or {}).items()}
-    known = set(by_eth.values()) | {v.lower() for v in (ctx.tx_positions or {}).values()}
+    by_eth = _lower(ctx.tx_hashes or {}, keys=True)
+    known = set(by_eth.values()) | set(_lower(ctx.tx_positions or {}, keys=False).values())
     return by_eth, known
+
+
+def _resolve(
+    reported: list[str | None], numbers: list[int], positions: list[int], ctx: ConvertContext
+) -> list[str | None]:
+    """Harmony hash of each row's transaction (see :func:`build`)."""
+    if ctx.requested_tx_hash:
+        return [ctx.requested_tx_hash.lower()] * len(reported)
+    by_eth, known = _hash_resolver(ctx)
+    resolved: list[str | None] = list(map(by_eth.get, reported))  # type: ignore[arg-type]
+    if None in resolved:  # the rest, row by row: by position, then a known Harmony hash
+        by_pos = _lower(ctx.tx_positions or {}, keys=False)
+        for i, hit in enumerate(resolved):
+            if hit is None:
+                raw = reported[i]
+                key = (numbers[i], positions[i])
+                if key in by_pos:
+                    resolved[i] = by_pos[key]
+                elif raw is not None and raw in known:
+                    resolved[i] = raw
+    return resolved
+
+
+def _trace_index(payload_index: list[int], numbers: list[int], positions: list[int]) -> list[int]:
+    """Order of each trace within its transaction (payload, block, position), in listing order.
+
+    The node lists a transaction's traces together and transactions in order, so the index is
+    the position in a run of equal keys; that is checked (the run keys strictly increase), and
+    anything else is counted key by key."""
+    n = len(numbers)
+    try:
+        keys = np.array([payload_index, numbers, positions], dtype=np.int64)
+    except OverflowError:
+        keys = None
+    if keys is not None and n > 1:
+        diff = keys[:, 1:] - keys[:, :-1]
+        changed = (diff != 0).any(axis=0)
+        first = np.argmax(diff != 0, axis=0)  # the first key that differs (when one does)
+        increasing = diff[first, np.arange(n - 1)] > 0
+        if (increasing | ~changed).all():
+            starts = np.flatnonzero(np.concatenate(([True], changed)))
+            lengths = np.diff(np.append(starts, n))
+            index: list[int] = (np.arange(n) - np.repeat(starts, lengths)).tolist()
+            return index
+    ordinal: dict[tuple[int, int, int], int] = {}
+    out: list[int] = []
+    for key in zip(payload_index, numbers, positions, strict=True):
+        out.append(ordinal.get(key, 0))
+        ordinal[key] = out[-1] + 1
+    return out
 
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
@@ -113,37 +179,18 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     reported = hash_array(
         [t.transactionHash for t in traces], where, "transactionHash", zero_is_null=True, checked=True
     )
+    resolved = _resolve(reported.to_pylist(), numbers, positions, ctx)  # type: ignore[arg-type]
+    trace_index = _trace_index(data.payload_index, numbers, positions)  # type: ignore[arg-type]
 
-    by_eth, known = _hash_resolver(ctx)
-    requested = ctx.requested_tx_hash.lower() if ctx.requested_tx_hash else None
-    by_pos = {(b, p): h.lower() for (b, p), h in (ctx.tx_positions or {}).items()}
-    resolved: list[str | None] = []
-    for raw, number, pos in zip(reported.to_pylist(), numbers, positions, strict=True):
-        if requested is not None:
-            resolved.append(requested)
-        elif raw is not None and raw in by_eth:
-            resolved.append(by_eth[raw])
-        elif number is not None and pos is not None and (number, pos) in by_pos:
-            resolved.append(by_pos[(number, pos)])
-        elif raw is not None and raw in known:
-            resolved.append(raw)
-        else:
-            resolved.append(None)
-
-    ordinal: dict[tuple[int, object, object], int] = {}
-    trace_index: list[int] = []
-    for i in range(n):
-        key = (data.payload_index[i], numbers[i], positions[i])
-        trace_index.append(ordinal.get(key, 0))
-        ordinal[key] = trace_index[-1] + 1
     paths = [t.traceAddress for t in traces]
     flat = [x for path in paths if path for x in path]
     if None in paths or not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
         for i, path in enumerate(paths):
             if path is None or any(type(x) is not int or x < 0 for x in path):
                 where.fail(i, "traceAddress", path, "an array of non-negative integers")
-    addresses = [",".join(map(str, path)) if path else "" for path in paths]
-    depths = [len(path) for path in paths]  # type: ignore[arg-type]
+    join = ",".join
+    addresses = [join(map(str, path)) if path else "" for path in paths]
+    depths = list(map(len, paths))  # type: ignore[arg-type]
 
     raw_actions = [t.action for t in traces]
     if None in raw_actions:
@@ -151,19 +198,24 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     actions: list[TraceAction] = raw_actions  # type: ignore[assignment]
     results = [_NO_RESULT if t.result is None else t.result for t in traces]
     kinds = [t.type for t in traces]
-    if not set(kinds) <= _KINDS:
+    kind_set = set(kinds)
+    if not kind_set <= _KINDS:
         bad = next(i for i, k in enumerate(kinds) if k not in _KINDS)
         where.fail(bad, "type", kinds[bad], "'call', 'create' or 'suicide'")
-    senders = [a.address if k == "suicide" else a.from_ for a, k in zip(actions, kinds, strict=True)]
-    receivers = [
-        a.refundAddress if k == "suicide" else (r.address if k == "create" else a.to)
-        for a, r, k in zip(actions, results, kinds, strict=True)
-    ]
-    values = parse_ints(
-        [a.balance if k == "suicide" else a.value for a, k in zip(actions, kinds, strict=True)],
-        where,
-        "action.value",
-    )
+    # the fields of a call; create and suicide rows (rare) take theirs from other keys
+    senders = [a.from_ for a in actions]
+    receivers = [a.to for a in actions]
+    values = [a.value for a in actions]
+    inputs = [a.input for a in actions]
+    outputs = [r.output for r in results]
+    if kind_set != {"call"}:
+        for i, k in enumerate(kinds):
+            if k == "suicide":
+                a = actions[i]
+                senders[i], receivers[i], values[i] = a.address, a.refundAddress, a.balance
+            elif k == "create":
+                receivers[i], inputs[i], outputs[i] = results[i].address, actions[i].init, results[i].code
+    value = amount_array(values, where, "action.value")
     from_one, from_hex = address_arrays(senders, where, "action.from", required=True)
     to_one, to_hex = address_arrays(receivers, where, "action.to")
     return {
@@ -185,22 +237,12 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         "from_address_hex": from_hex,
         "to_address": to_one,
         "to_address_hex": to_hex,
-        "value": amount_array(values, where, "action.value", parsed=True),
-        "value_one": one_float_array(values),
+        "value": value,
+        "value_one": one_float_array(values, exact=value),
         "gas": int_array([a.gas for a in actions], where, "action.gas"),
         "gas_used": int_array([r.gasUsed for r in results], where, "result.gasUsed"),
-        "input": hex_data_array(
-            [a.init if k == "create" else a.input for a, k in zip(actions, kinds, strict=True)],
-            where,
-            "action.input",
-            checked=True,
-        ),
-        "output": hex_data_array(
-            [r.code if k == "create" else r.output for r, k in zip(results, kinds, strict=True)],
-            where,
-            "result.output",
-            checked=True,
-        ),
+        "input": hex_data_array(inputs, where, "action.input", checked=True),
+        "output": hex_data_array(outputs, where, "result.output", checked=True),
         "error": string_array([t.error for t in traces], where, "error", checked=True),
         "revert": hex_data_array([t.revert for t in traces], where, "revert", checked=True),
     }

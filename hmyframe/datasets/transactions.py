@@ -60,24 +60,31 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     gathered = gather(data, NAME, staking=False)
     rows: list[Tx] = gathered.rows
     where = gathered.where
-    cols, _numbers = tx_common_columns(gathered, data.blocks, ctx)
-    to_raw = [t.to for t in rows]
-    to_one, to_hex = address_arrays(to_raw, where, "to")
-    values = parse_ints([t.value for t in rows], where, "value", required=True)
-    shard = shard_column([t.shardID for t in rows], where, "shardID", ctx.shard_id)
-    to_shard = shard_column([t.toShardID for t in rows], where, "toShardID", None)
+    # this table's fields first, in one sweep over the rows (tx_common_columns does the same)
+    receivers = [t.to for t in rows]
+    values_raw = [t.value for t in rows]
+    shards = [t.shardID for t in rows]
+    to_shards = [t.toShardID for t in rows]
+    eth_hashes = [t.ethHash for t in rows]
+    inputs = [t.input for t in rows]
+    cols = tx_common_columns(gathered, data.blocks, ctx)
+    to_one, to_hex = address_arrays(receivers, where, "to")
+    values = parse_ints(values_raw, where, "value", required=True)
+    value = amount_array(values, where, "value", parsed=True)
+    shard = shard_column(shards, where, "shardID", ctx.shard_id)
+    to_shard = shard_column(to_shards, where, "toShardID", None)
     cols.update(
         {
-            "eth_hash": hash_array([t.ethHash for t in rows], where, "ethHash", checked=True),
+            "eth_hash": hash_array(eth_hashes, where, "ethHash", checked=True),
             "to_address": to_one,
             "to_address_hex": to_hex,
-            "value": amount_array(values, where, "value", parsed=True),
-            "value_one": one_float_array(values),
-            "input": hex_data_array([t.input for t in rows], where, "input", required=True, checked=True),
+            "value": value,
+            "value_one": one_float_array(values, exact=value),
+            "input": hex_data_array(inputs, where, "input", required=True, checked=True),
             "shard_id": shard,
             "to_shard_id": to_shard,
             "is_cross_shard": pc.not_equal(shard, to_shard),
-            "is_contract_creation": pa.array([v is None or v == "" for v in to_raw], type=pa.bool_()),
+            "is_contract_creation": to_one.is_null(),  # to is "" or null
         }
     )
     return cols

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hmyframe.errors import ResponseShapeError
 
@@ -18,17 +19,18 @@ from ._convert import (
     as_dict,
     as_list,
     bool_array,
+    dec_amount_array,
     int_array,
     parse_amount,
-    parse_dec_amount,
     ratio_arrays,
     string_array,
 )
 from ._decode import require
-from ._validators import DecodedValidators, decode_validators, pick, snapshot
+from ._validators import DecodedValidators, array_length, decode_validators, pick, snapshot
 
 NAME = "validators"
 _BLS_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{96}")
+_BLS_KEY_RE = "^(?:0x)?[0-9a-fA-F]{96}$"
 
 SCHEMA = pa.schema(
     [
@@ -144,6 +146,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         raise_records(data)
     cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
     v_: list[dict[str, Any]] = []
+    key_lists: list[list[Any]] = []
     for row, entry in enumerate(data.entries):
         v = as_dict(entry["validator"], where, row, "validator", nullable=False)
         assert v is not None
@@ -195,20 +198,17 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
             # the early-2020 format has no total but lists every delegation: their exact sum
             total = _delegated(v, where, row)
         cols["total_delegation"].append(total)
-        winning = entry.get("epos-winning-stake")
-        try:
-            cols["epos_winning_stake"].append(None if winning is None else parse_dec_amount(winning))
-        except Bad as exc:
-            where.fail(row, "epos-winning-stake", winning, exc.expected)
+        cols["epos_winning_stake"].append(entry.get("epos-winning-stake"))
         keys = as_list(v.get("bls-public-keys"), where, row, "validator.bls-public-keys")
-        for k in keys:
-            if not isinstance(k, str) or not _BLS_KEY.fullmatch(k):
-                where.fail(row, "validator.bls-public-keys", k, "BLS public keys of 96 hex digits")
+        key_lists.append(keys)
         cols["bls_key_count"].append(len(keys))
-        cols["bls_public_keys"].append(",".join(keys))
-        cols["delegation_count"].append(
-            len(as_list(v.get("delegations"), where, row, "validator.delegations"))
-        )
+        count = array_length(v, "delegations")
+        if type(count) is not int:
+            count = len(as_list(count, where, row, "validator.delegations"))
+        cols["delegation_count"].append(count)
+
+    _check_bls_keys(key_lists, where)
+    cols["bls_public_keys"] = [",".join(keys) for keys in key_lists]
 
     def of(key: str) -> list[Any]:
         return [v.get(key) for v in v_]
@@ -261,9 +261,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         "booted_status": string_array(cols["booted_status"], where, "booted-status"),
         "is_banned": bool_array(cols["is_banned"], where, "validator.banned"),
         "is_elected": bool_array(cols["is_elected"], where, "currently-in-committee"),
-        "epos_winning_stake": amount_array(
-            cols["epos_winning_stake"], where, "epos-winning-stake", parsed=True
-        ),
+        "epos_winning_stake": dec_amount_array(cols["epos_winning_stake"], where, "epos-winning-stake"),
         "epoch_signing_percentage": signing_pct,
         "epoch_blocks_signed": int_array(
             cols["epoch_blocks_signed"], where, "current-epoch-signing-percent.current-epoch-signed"
@@ -296,6 +294,21 @@ def _delegated(v: dict[str, Any], where: Where, row: int) -> int:
         except Bad as exc:
             where.fail(row, name, amount, exc.expected)
     return total
+
+
+def _check_bls_keys(key_lists: list[list[Any]], where: Where) -> None:
+    """Every key 96 hex digits (``0x`` allowed): one regex over all of them, then the first bad
+    one is looked for only if there is one."""
+    flat = [k for keys in key_lists for k in keys]
+    try:
+        ok = pc.all(pc.match_substring_regex(pa.array(flat, type=pa.string()), _BLS_KEY_RE)).as_py()
+    except (pa.ArrowException, TypeError):
+        ok = False
+    if ok is False:
+        for row, keys in enumerate(key_lists):
+            for k in keys:
+                if not isinstance(k, str) or not _BLS_KEY.fullmatch(k):
+                    where.fail(row, "validator.bls-public-keys", k, "BLS public keys of 96 hex digits")
 
 
 def raise_records(data: DecodedValidators) -> None:

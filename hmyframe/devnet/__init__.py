@@ -78,6 +78,10 @@ class Devnet:
         ``"current"`` (today's node) or ``"legacy"`` (the early-2020 node of the spec).
     latency_ms
         Added latency per HTTP request.
+    block_cost_ms
+        Server time per block read (``getBlocks`` pays it for each block, ``getBlockByNumber``,
+        ``eth_getBlockByNumber``, receipts and ``trace_block`` once), a model of the node's
+        database reads; concurrent requests pay it concurrently, as on a multi-core node.
     validator_rate_limit
         The node's limiter on ``getAllValidatorInformation*`` (1 req/s, burst 3, 5 s):
         ``True`` (default), ``False`` to switch it off, or a :class:`RateLimit`.
@@ -118,6 +122,7 @@ class Devnet:
         seed: int = 0,
         profile: Profile = "current",
         latency_ms: float = 0,
+        block_cost_ms: float = 0,
         validator_rate_limit: bool | RateLimit = True,
         rpc_rate_limit: float | RateLimit | None = None,
         port: int = 0,
@@ -133,6 +138,7 @@ class Devnet:
         if profile not in PROFILES:
             raise ConfigError(f"Devnet profile={profile!r} must be one of {', '.join(PROFILES)}")
         latency = _check_number("latency_ms", latency_ms)
+        block_cost = _check_number("block_cost_ms", block_cost_ms)
         port = _check_int("port", port, 0, 65535)
         if port and port + 2 * shards - 1 > 65535:
             raise ConfigError(
@@ -184,6 +190,7 @@ class Devnet:
             port=port,
             profile=profile,
             latency_ms=latency,
+            block_cost_ms=block_cost,
             validator_rate_limit=vlimit,
             rpc_rate_limit=rlimit,
             cache_bytes=cache_bytes,

@@ -57,6 +57,7 @@ __all__ = [
     "RpcFault",
     "ShardNode",
     "TokenBucket",
+    "register_method",
     "served_methods",
 ]
 
@@ -94,6 +95,7 @@ class ChainAPI(Protocol):
     def epoch_first_block(self, epoch: int) -> int: ...
     def signers(self, shard: int, number: int) -> tuple[str, ...] | None: ...
     def find_transaction(self, tx_hash: str) -> Transaction | None: ...
+    def find_transaction_by_eth_hash(self, eth_hash: str) -> Transaction | None: ...
     def find_staking_transaction(self, tx_hash: str) -> StakingTransaction | None: ...
     def transaction_count(self, shard: int, address: str, block: int) -> int: ...
     def validator_addresses(self) -> list[str]: ...
@@ -183,6 +185,9 @@ class TokenBucket:
 _MISSING: Any = object()
 _LATEST = -1
 _PENDING = -2
+#: What :func:`block_number_param` returns for ``latest`` and ``pending``.
+LATEST = _LATEST
+PENDING = _PENDING
 _INT64_MAX = 2**63 - 1
 
 
@@ -413,6 +418,7 @@ class _Method:
     beacon_only: bool = False
     trace_only: bool = False
     validator_limited: bool = False
+    current_only: bool = False  # absent from the early-2020 node (the legacy profile)
 
 
 _NULL = b"null"
@@ -438,6 +444,10 @@ class ShardNode:
         The node's global per-call limiter (``None``: off, the default).
     http_urls, ws_urls
         Every shard's URLs, for ``getShardingStructure``.
+    block_cost
+        Seconds of server time per block read (a model of the node's database reads; 0: none).
+        Concurrent requests pay it concurrently, as on a multi-core node; the blocks of one
+        request are read one after the other.
     """
 
     def __init__(
@@ -451,8 +461,10 @@ class ShardNode:
         rpc_limiter: TokenBucket | None,
         http_urls: Sequence[str] = (),
         ws_urls: Sequence[str] = (),
+        block_cost: float = 0.0,
     ) -> None:
         self.chain = chain
+        self.block_cost = block_cost
         self.shard = shard
         self.profile: Profile = profile
         self.cache = cache
@@ -468,6 +480,8 @@ class ShardNode:
     def lookup(self, method: str, *, trace_port: bool) -> _Method:
         """The method entry, or RpcFault -32601 if unknown or not on this port."""
         entry = _METHODS.get(method)
+        if entry is not None and entry.current_only and self.profile != "current":
+            entry = None
         if entry is None or (entry.trace_only and not trace_port):
             raise RpcFault(-32601, f"the method {method} does not exist/is not available")
         return entry
@@ -555,6 +569,16 @@ class ShardNode:
         tx = self.chain.find_transaction(tx_hash)
         return tx if tx is not None and tx.shard_id == self.shard else None
 
+    def own_transaction_by_eth_hash(self, eth_hash: str) -> Transaction | None:
+        """The plain transaction with this Ethereum-form hash if it is on this shard."""
+        tx = self.chain.find_transaction_by_eth_hash(eth_hash)
+        return tx if tx is not None and tx.shard_id == self.shard else None
+
+    async def read_cost(self, blocks: int = 1) -> None:
+        """Spend the server time of reading ``blocks`` blocks (see ``block_cost``)."""
+        if self.block_cost > 0:
+            await asyncio.sleep(self.block_cost * blocks)
+
     def own_block_by_hash(self, block_hash: str) -> Block | None:
         """The block with this hash if it is on this shard and not beyond head."""
         block = self.chain.block_by_hash(block_hash)
@@ -604,20 +628,23 @@ def _opts(node: ShardNode, gen: Gen, value: Any) -> BlockArgs:
         raise RpcFault(-32000, str(exc)) from None
 
 
-def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     raw_number, raw_opts = arity(params, 2, 2)
     number = block_number_param(raw_number, 0)
     args = _opts(node, gen, raw_opts)
-    return node.block_bytes(node.resolve(number), gen, args)
+    number = node.resolve(number)
+    await node.read_cost()
+    return node.block_bytes(number, gen, args)
 
 
-def _get_block_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     raw_hash, raw_opts = arity(params, 2, 2)
     block_hash = hash_param(raw_hash, 0)
     args = _opts(node, gen, raw_opts)
     block = node.own_block_by_hash(block_hash)
     if block is None:
         return _NULL
+    await node.read_cost()
     return node.block_bytes(block.number, gen, args)
 
 
@@ -648,6 +675,7 @@ async def _get_blocks(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     for number in range(start, end + 1):
         if node.rpc_limiter is not None and number > start:
             await node.rpc_limiter.wait()
+        await node.read_cost()
         parts.append(node.block_bytes(number, gen, args))
     return b"[" + b",".join(parts) + b"]"
 
@@ -917,11 +945,12 @@ def _get_validator_information_by_block_number(node: ShardNode, gen: Gen, params
     return _validator_information(node, raw_address, number)
 
 
-def _trace_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _trace_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     (raw_number,) = arity(params, 1, 1)
     number = eth_block_number_param(raw_number, 0)
     if number < 0 or number > node.head:
         return _NULL
+    await node.read_cost()
     key = ("trace_block", node.shard, number, node.profile)
     cached = node.cache.get(key)
     if cached is not None:
@@ -998,6 +1027,11 @@ _register(
 _register("net_version", _net_version, both=False)
 _register("trace_block", _trace_block, both=False, trace_only=True)
 _register("trace_transaction", _trace_transaction, both=False, trace_only=True)
+
+
+def register_method(name: str, handler: Handler, *, current_only: bool = False) -> None:
+    """Add a method served under exactly ``name`` (the Ethereum namespace uses this)."""
+    _register(name, handler, both=False, current_only=current_only)
 
 
 def served_methods(*, trace_port: bool = True) -> list[str]:

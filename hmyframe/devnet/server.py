@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from hmyframe.devnet import eth as _eth  # noqa: F401  (importing it registers the eth_ and web3_ methods)
 from hmyframe.devnet.faults import FaultInjector, RequestFaults
 from hmyframe.devnet.node import (
     VALIDATOR_RATE_LIMIT,
@@ -111,6 +112,8 @@ class ServerConfig:
         ``"current"`` or ``"legacy"``.
     latency_ms
         Added latency per HTTP request, in milliseconds.
+    block_cost_ms
+        Server time per block read, in milliseconds (see :class:`~hmyframe.devnet.node.ShardNode`).
     validator_rate_limit
         The limiter on ``getAllValidatorInformation*`` (``None``: off).
     rpc_rate_limit
@@ -125,6 +128,7 @@ class ServerConfig:
     port: int = 0
     profile: Profile = "current"
     latency_ms: float = 0.0
+    block_cost_ms: float = 0.0
     validator_rate_limit: RateLimit | None = VALIDATOR_RATE_LIMIT
     rpc_rate_limit: RateLimit | None = None
     cache_bytes: int = 128 * 1024 * 1024
@@ -425,6 +429,7 @@ class DevnetServer:
                 rpc_limiter=TokenBucket(config.rpc_rate_limit) if config.rpc_rate_limit else None,
                 http_urls=self.urls,
                 ws_urls=ws_urls,
+                block_cost=config.block_cost_ms / 1000.0,
             )
             self.nodes.append(node)
             for sock, trace in ((rpc_sock, False), (trace_sock, True)):

@@ -1,0 +1,628 @@
+"""hmyframe against its peers, side by side, on the same devnet slice.
+
+Installs the peers from PyPI, each into its own virtual environment under ``build/peers/``
+(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.10.0`` and
+``regex``, without which it does not import on Python 3.11) and ``cryo`` (whose wheel has no
+``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
+rate limit x per-block server cost, it serves one shard with ``hmyframe devnet`` in its own
+process and runs each contender, each in its own process, on the same slice of blocks with
+transactions, the contenders alternating from run to run:
+
+* ``hmyframe``: ``hmyframe export blocks,transactions`` (8 requests in flight, 100 blocks per
+  ``hmyv2_getBlocks``), writing Parquet;
+* ``wire@8``, ``wire@32``: the wire limit, a bare aiohttp client making the same requests with 8
+  or 32 in flight and only reading the bytes;
+* ``pyhmy ranges``: ``pyhmy.blockchain.get_blocks`` over ranges of 100 blocks (its best);
+* ``pyhmy loop``: ``get_block_by_number`` block after block, on a shorter slice (see
+  ``--loop-seconds``), compared per block;
+* ``ethereum-etl``: ``export_blocks_and_transactions`` (batches of 100 ``eth_getBlockByNumber``
+  from 5 threads), writing CSV;
+* ``cryo``: ``cryo.freeze(["blocks", "transactions"])`` (``eth_getBlockByNumber`` per block,
+  receipts per transaction after ``eth_getBlockReceipts`` by number is refused), writing Parquet.
+
+Reported per contender and setting, as medians of ``--runs`` runs: wall time (the whole process,
+imports included), in-process time (the work), blocks/s and rows/s (from the in-process time),
+peak RSS, and the ratio hmyframe blocks/s / contender blocks/s (above 1: hmyframe is faster).
+Also: a full validator snapshot (``hmyframe export validators`` vs pyhmy's paging), traces for a
+range (``hmyframe export traces`` vs bare ``trace_block`` calls), and conversion rows/s per
+dataset (``bench/convert.py``). Writes ``bench/RESULTS.md`` (machine, versions, settings, tables)
+and a chart.
+
+    python bench/compare.py                         # the full matrix (long: about an hour)
+    python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
+    python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+from _devnet import devnet_process
+
+import hmyframe
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+RUNNER = BENCH / "_contenders.py"
+
+#: peer -> (pip requirements installed in order, the distribution whose version is reported, module)
+PEERS: dict[str, tuple[list[list[str]], str, str]] = {
+    "pyhmy": ([["pyhmy"]], "pyhmy", "pyhmy"),
+    "ethereum-etl": (
+        [["ethereum-etl"], ["--no-deps", "parsimonious==0.10.0"], ["regex"]],
+        "ethereum-etl",
+        "ethereumetl.cli",
+    ),
+    "cryo": ([["cryo"]], "cryo", "cryo"),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# environments
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Env:
+    """A Python that can run some contenders."""
+
+    python: str
+    version: str
+
+
+def _peer_python(peers_dir: Path, peer: str) -> Path:
+    return peers_dir / peer / "bin" / "python"
+
+
+def _works(python: Path, module: str) -> bool:
+    if not python.exists():
+        return False
+    probe = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True, timeout=120)
+    return probe.returncode == 0
+
+
+def _version(python: Path, dist: str) -> str:
+    out = subprocess.run(
+        [str(python), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return out.stdout.strip() or "?"
+
+
+def prepare_peers(mode: str, peers_dir: Path, wanted: Sequence[str]) -> tuple[dict[str, Env], dict[str, str]]:
+    """The peers' environments (installing missing ones if ``mode == "install"``) and why others are absent."""
+    envs: dict[str, Env] = {}
+    missing: dict[str, str] = {}
+    if mode == "none":
+        return envs, {peer: "skipped (--peers none)" for peer in wanted}
+    for peer in wanted:
+        steps, dist, module = PEERS[peer]
+        python = _peer_python(peers_dir, peer)
+        if not _works(python, module) and mode == "install":
+            print(f"installing {peer} into {peers_dir / peer} ...", flush=True)
+            shutil.rmtree(peers_dir / peer, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(peers_dir / peer)], check=True)
+            for step in steps:
+                done = subprocess.run(
+                    [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *step],
+                    capture_output=True,
+                    text=True,
+                    timeout=900,
+                )
+                if done.returncode:
+                    tail = done.stderr.strip().splitlines()[-1:] or ["?"]
+                    print(f"  pip install {' '.join(step)}: {tail[0]}", flush=True)
+        if _works(python, module):
+            envs[peer] = Env(str(python), _version(python, dist))
+        else:
+            missing[peer] = "not installed" if mode == "existing" else "could not be installed or imported"
+    return envs, missing
+
+
+# --------------------------------------------------------------------------------------------
+# runs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    wall: float
+    seconds: float
+    blocks: int
+    rows: int
+    rss_mb: float
+
+
+@dataclass
+class Contender:
+    """One column of the comparison: which runner, in which environment, with which parameters."""
+
+    label: str
+    runner: str
+    env: Env
+    params: dict[str, Any] = field(default_factory=dict)
+    writes: tuple[str, str] | None = None  # (format, dataset): rows are counted from the files written
+    url: str | None = None  # where it connects, when not the setting's shard URL
+    runs: list[Run] = field(default_factory=list)
+    failure: str | None = None
+
+
+def count_rows(folder: Path, writes: tuple[str, str]) -> int:
+    """Rows of ``dataset`` in the files a contender wrote (hmyframe: ``<dataset>__*.parquet``;
+    cryo: ``*__<dataset>__*.parquet``; ethereum-etl: ``<dataset>.csv``)."""
+    fmt, dataset = writes
+    if fmt == "csv":
+        return sum(pa_csv.read_csv(path).num_rows for path in folder.rglob(f"{dataset}.csv"))
+    paths = {*folder.rglob(f"{dataset}__*.parquet"), *folder.rglob(f"*__{dataset}__*.parquet")}
+    return sum(pq.read_metadata(path).num_rows for path in paths)
+
+
+def run_once(contender: Contender, url: str, timeout: float) -> None:
+    """Run ``contender`` once in its own process and record the run (or the failure)."""
+    if contender.failure:
+        return
+    with tempfile.TemporaryDirectory(prefix="hmyframe-compare-") as out:
+        params = {"url": contender.url or url, "out": out, **contender.params}
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [contender.env.python, str(RUNNER), contender.runner, json.dumps(params)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=out,
+            )
+        except subprocess.TimeoutExpired:
+            contender.failure = f"timed out after {timeout:.0f} s"
+            return
+        wall = time.perf_counter() - started
+        if done.returncode:
+            tail = " | ".join(done.stderr.strip().splitlines()[-3:])
+            contender.failure = f"exit {done.returncode}: {tail[:300]}"
+            return
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        if report["rows"] is not None:
+            rows = report["rows"]
+        else:
+            assert contender.writes is not None, contender.label
+            rows = count_rows(Path(out), contender.writes)
+        contender.runs.append(Run(wall, report["seconds"], report["blocks"], rows, report["rss_mb"]))
+
+
+def run_alternating(contenders: Sequence[Contender], url: str, runs: int, timeout: float) -> None:
+    """``runs`` rounds; each round runs every contender once, the order rotating from round to round."""
+    for r in range(runs):
+        k = r % len(contenders)
+        for contender in [*contenders[k:], *contenders[:k]]:
+            run_once(contender, url, timeout)
+            if contender.runs and not contender.failure:
+                last = contender.runs[-1]
+                print(
+                    f"    run {r + 1}: {contender.label:14s} {last.seconds:8.2f} s in-process "
+                    f"{last.wall:8.2f} s wall {last.rows:>9,} rows",
+                    flush=True,
+                )
+            elif contender.failure:
+                print(f"    run {r + 1}: {contender.label:14s} FAILED {contender.failure}", flush=True)
+
+
+@dataclass
+class Summary:
+    label: str
+    wall: float
+    seconds: float
+    blocks: int
+    rows: int
+    blocks_per_s: float
+    rows_per_s: float
+    rss_mb: float
+    runs: int
+
+
+def summarize(contender: Contender) -> Summary | None:
+    if not contender.runs:
+        return None
+    med = statistics.median
+    runs = contender.runs
+    seconds = med(r.seconds for r in runs)
+    blocks = runs[0].blocks
+    rows = int(med(r.rows for r in runs))
+    return Summary(
+        contender.label,
+        med(r.wall for r in runs),
+        seconds,
+        blocks,
+        rows,
+        blocks / seconds if blocks else 0.0,
+        rows / seconds,
+        med(r.rss_mb for r in runs),
+        len(runs),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# the matrix
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    latency_ms: float
+    rate_limit: int | None
+    block_cost_ms: float
+
+    @property
+    def label(self) -> str:
+        limit = f"{self.rate_limit}/s" if self.rate_limit else "off"
+        return f"latency {self.latency_ms:g} ms, rate limit {limit}, block cost {self.block_cost_ms:g} ms"
+
+    def devnet_args(self, blocks: int, seed: int) -> list[str]:
+        args = ["--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit"]
+        args += ["--latency-ms", str(self.latency_ms), "--block-cost-ms", str(self.block_cost_ms)]
+        if self.rate_limit:
+            args += ["--rpc-rate-limit", str(self.rate_limit)]
+        return args
+
+
+def loop_blocks(args: argparse.Namespace, setting: Setting) -> int:
+    """How many blocks pyhmy's per-block loop gets: about ``--loop-seconds`` of requests."""
+    per_block = max(setting.latency_ms, 1.0) + setting.block_cost_ms + 2.0  # ms, rough
+    return max(10, min(args.blocks, int(args.loop_seconds * 1000 / per_block)))
+
+
+TXS_PARQUET = ("parquet", "transactions")
+
+
+def matrix_contenders(
+    args: argparse.Namespace, setting: Setting, start: int, own: Env, peers: dict[str, Env]
+) -> list[Contender]:
+    end = start + args.blocks - 1
+    span = {"start": start, "end": end}
+    out = [
+        Contender("hmyframe", "hmyframe", own, {**span, "datasets": "blocks,transactions"}, TXS_PARQUET),
+        Contender("wire@8", "wire", own, {**span, "in_flight": 8}),
+        Contender("wire@32", "wire", own, {**span, "in_flight": 32}),
+    ]
+    if "pyhmy" in peers:
+        n = loop_blocks(args, setting)
+        out.append(Contender("pyhmy ranges", "pyhmy_ranges", peers["pyhmy"], dict(span)))
+        out.append(
+            Contender("pyhmy loop", "pyhmy_loop", peers["pyhmy"], {"start": start, "end": start + n - 1})
+        )
+    if "ethereum-etl" in peers:
+        out.append(
+            Contender(
+                "ethereum-etl", "ethereum_etl", peers["ethereum-etl"], dict(span), ("csv", "transactions")
+            )
+        )
+    if "cryo" in peers:
+        out.append(Contender("cryo", "cryo", peers["cryo"], dict(span), TXS_PARQUET))
+    return out
+
+
+@dataclass
+class Section:
+    title: str
+    summaries: list[Summary]
+    failures: dict[str, str]
+    baseline: str = "hmyframe"
+
+
+def run_setting(
+    args: argparse.Namespace, setting: Setting, start: int, own: Env, peers: dict[str, Env]
+) -> Section:
+    contenders = matrix_contenders(args, setting, start, own, peers)
+    print(f"\n{setting.label}", flush=True)
+    with devnet_process(*setting.devnet_args(start + args.blocks, args.seed)) as (urls, _):
+        run_alternating(contenders, urls[0], args.runs, args.timeout)
+    return _section(setting.label, contenders)
+
+
+def _section(title: str, contenders: Sequence[Contender]) -> Section:
+    summaries = [s for s in (summarize(c) for c in contenders) if s is not None]
+    failures = {c.label: c.failure for c in contenders if c.failure}
+    return Section(title, summaries, failures)
+
+
+def run_extras(args: argparse.Namespace, start: int, own: Env, peers: dict[str, Env]) -> list[Section]:
+    """Validator snapshot vs pyhmy's paging; traces for a range vs bare trace_block calls."""
+    sections = []
+    devnet = ["--shards", "1", "--blocks", str(start + args.trace_blocks), "--seed", str(args.seed)]
+    devnet += ["--no-validator-rate-limit", "--validators", str(args.validators)]
+    print(f"\nvalidator snapshot ({args.validators} validators) and traces ({args.trace_blocks} blocks)")
+    with devnet_process(*devnet) as (urls, trace_urls):
+        validators = [
+            Contender("hmyframe", "hmyframe", own, {"datasets": "validators"}, ("parquet", "validators"))
+        ]
+        if "pyhmy" in peers:
+            validators.append(Contender("pyhmy paging", "pyhmy_validators", peers["pyhmy"]))
+        run_alternating(validators, urls[0], args.runs, args.timeout)
+        span = {"start": start, "end": start + args.trace_blocks - 1}
+        traces = [
+            Contender(
+                "hmyframe",
+                "hmyframe",
+                own,
+                {**span, "datasets": "traces", "trace_url": trace_urls[0]},
+                ("parquet", "traces"),
+            ),
+            Contender("wire@8", "wire", own, {**span, "trace": True, "in_flight": 8}, url=trace_urls[0]),
+        ]
+        run_alternating(traces, urls[0], args.runs, args.timeout)
+    sections.append(
+        _section(f"full validator snapshot ({args.validators} validators, limiter off)", validators)
+    )
+    sections.append(_section(f"traces for {args.trace_blocks} blocks (trace_block, 8 in flight)", traces))
+    return sections
+
+
+def conversion_rates(args: argparse.Namespace) -> list[tuple[str, int, float, float]]:
+    """Rows/s per dataset from ``bench/convert.py`` (in this process, best of a few runs)."""
+    sys.path.insert(0, str(BENCH))
+    import convert  # the benchmark module next to this one
+
+    return convert.measure(blocks=args.convert_blocks, repeat=args.convert_repeat)
+
+
+# --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+
+
+def machine() -> list[str]:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kib / 2**20:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return [
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem} RAM, {platform.platform()}",
+        f"- Python {platform.python_version()}",
+    ]
+
+
+def versions(own: Env, peers: dict[str, Env], missing: dict[str, str]) -> list[str]:
+    import aiohttp
+    import msgspec
+    import pyarrow
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    lines = [
+        f"- hmyframe {getattr(hmyframe, '__version__', '?')} "
+        f"(commit {commit or '?'}), aiohttp {aiohttp.__version__}, msgspec {msgspec.__version__}, "
+        f"pyarrow {pyarrow.__version__}"
+    ]
+    for peer, env in peers.items():
+        lines.append(f"- {peer} {env.version} (own virtual environment)")
+    for peer, why in missing.items():
+        lines.append(f"- {peer}: {why}")
+    return lines
+
+
+def table(section: Section) -> list[str]:
+    base = next((s for s in section.summaries if s.label == section.baseline), None)
+    lines = [
+        f"**{section.title}**",
+        "",
+        "| contender | wall s | in-process s | blocks | blocks/s | rows | rows/s | peak RSS MB | hmyframe ×faster |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in section.summaries:
+        if base is None:
+            ratio = "–"
+        elif s.blocks and base.blocks:
+            ratio = f"{base.blocks_per_s / s.blocks_per_s:.2f}"
+        else:
+            ratio = f"{base.rows_per_s / s.rows_per_s:.2f}" if s.rows_per_s else "–"
+        blocks_per_s = f"{s.blocks_per_s:,.0f}" if s.blocks else "–"
+        lines.append(
+            f"| {s.label} | {s.wall:.2f} | {s.seconds:.2f} | {s.blocks or '–'} | {blocks_per_s} | "
+            f"{s.rows:,} | {s.rows_per_s:,.0f} | {s.rss_mb:.0f} | {ratio} |"
+        )
+    for label, why in section.failures.items():
+        lines.append(f"| {label} | failed: {why.replace('|', '/')} | | | | | | | |")
+    return [*lines, ""]
+
+
+def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(s.rate_limit or 0, s.block_cost_ms) for s, _ in sections})
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
+    for ax, (limit, cost) in zip(axes[0], panels, strict=True):
+        chosen = sorted(
+            ((s, sec) for s, sec in sections if (s.rate_limit or 0) == limit and s.block_cost_ms == cost),
+            key=lambda item: item[0].latency_ms,
+        )
+        labels = sorted({x.label for _, sec in chosen for x in sec.summaries})
+        for label in labels:
+            points = [
+                (s.latency_ms, x.blocks_per_s)
+                for s, sec in chosen
+                for x in sec.summaries
+                if x.label == label and x.blocks_per_s
+            ]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                style = "--o" if label.startswith("wire") else "-o"
+                big = label == "hmyframe"
+                ax.plot(xs, ys, style, label=label, linewidth=2.5 if big else 1.2, markersize=6 if big else 4)
+        ax.set_xticks(sorted({s.latency_ms for s, _ in chosen}))
+        ax.set_yscale("log")
+        ax.set_xlabel("added latency per request (ms)")
+        ax.set_title(f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("blocks/s (in-process, median)")
+    axes[0][-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.suptitle("Exporting blocks + transactions from a devnet shard")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(
+    path: Path,
+    chart_path: Path | None,
+    args: argparse.Namespace,
+    start: int,
+    own: Env,
+    peers: dict[str, Env],
+    missing: dict[str, str],
+    matrix: Sequence[tuple[Setting, Section]],
+    extras: Sequence[Section],
+    conversion: Sequence[tuple[str, int, float, float]],
+    elapsed: float,
+) -> None:
+    lines = [
+        "# hmyframe against its peers",
+        "",
+        f"Written by `python bench/compare.py {' '.join(sys.argv[1:])}` in {elapsed / 60:.1f} min. "
+        "Every contender ran in its own process against `hmyframe devnet` (one shard, in its own "
+        f"process) on blocks {start}..{start + args.blocks - 1} ({args.blocks} blocks with "
+        f"transactions, seed {args.seed}); medians of {args.runs} alternating run(s). "
+        'Rates use the in-process time; "hmyframe ×faster" is hmyframe\'s blocks/s over the '
+        "contender's (rows/s where there are no blocks). `pyhmy loop` fetched a shorter slice "
+        f"(about {args.loop_seconds:g} s of requests) and is compared per block.",
+        "",
+        "## Machine and versions",
+        "",
+        *machine(),
+        *versions(own, peers, missing),
+        "",
+        "## Export of blocks + transactions",
+        "",
+    ]
+    if chart_path is not None:
+        lines += [f"![blocks/s by contender and setting]({chart_path.name})", ""]
+    for _, section in matrix:
+        lines += table(section)
+    lines += ["## Validators and traces", ""]
+    for section in extras:
+        lines += table(section)
+    if conversion:
+        lines += [
+            "## Conversion (raw answer bytes -> Arrow table, one core)",
+            "",
+            "| dataset | rows | rows/s | ms |",
+            "|---|---:|---:|---:|",
+            *(f"| {name} | {rows:,} | {rate:,.0f} | {ms:.1f} |" for name, rows, rate, ms in conversion),
+            "",
+        ]
+    path.write_text("\n".join(lines))
+
+
+# --------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x]
+
+
+def _limits(text: str) -> list[int | None]:
+    return [None if x in ("off", "0", "none") else int(x) for x in text.split(",") if x]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--blocks", type=int, default=5000, help="slice length (default 5000)")
+    parser.add_argument(
+        "--start",
+        type=int,
+        default=1,
+        help="first block (default 1; the devnet has about 13 transactions a block)",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="alternating runs per contender (median)")
+    parser.add_argument("--latencies", default="0,20,100,300", help="ms, comma-separated")
+    parser.add_argument("--rate-limits", default="off,1000", help="node rate limits (req/s or off)")
+    parser.add_argument("--block-costs", default="0,2", help="per-block server cost, ms")
+    parser.add_argument("--peers", choices=("install", "existing", "none"), default="install")
+    parser.add_argument("--peers-dir", type=Path, default=ROOT / "build" / "peers")
+    parser.add_argument("--only-peers", default="pyhmy,ethereum-etl,cryo")
+    parser.add_argument("--loop-seconds", type=float, default=20.0, help="budget of pyhmy's per-block loop")
+    parser.add_argument("--validators", type=int, default=800)
+    parser.add_argument("--trace-blocks", type=int, default=500)
+    parser.add_argument("--convert-blocks", type=int, default=200)
+    parser.add_argument("--convert-repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run before giving up")
+    parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
+    parser.add_argument("--chart", type=Path, default=None, help="PNG path (default: next to --out)")
+    parser.add_argument("--quick", action="store_true", help="tiny slice, one setting, one run (smoke test)")
+    args = parser.parse_args()
+    if args.quick:
+        args.blocks, args.runs, args.loop_seconds = 40, 1, 1.0
+        args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
+        args.validators, args.trace_blocks, args.convert_blocks, args.convert_repeat = 120, 20, 10, 1
+    chart_path = args.chart or args.out.with_name("compare.png")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+
+    began = time.perf_counter()
+    own = Env(sys.executable, "")
+    peers, missing = prepare_peers(args.peers, args.peers_dir, [p for p in args.only_peers.split(",") if p])
+    for peer, why in missing.items():
+        print(f"{peer}: {why}; continuing without it", flush=True)
+    start = args.start
+    settings = [
+        Setting(latency, limit, cost)
+        for limit in _limits(args.rate_limits)
+        for cost in _floats(args.block_costs)
+        for latency in _floats(args.latencies)
+    ]
+    matrix = [(s, run_setting(args, s, start, own, peers)) for s in settings]
+    extras = run_extras(args, start, own, peers)
+    conversion = conversion_rates(args)
+    chart(matrix, chart_path)
+    write_report(
+        args.out,
+        chart_path,
+        args,
+        start,
+        own,
+        peers,
+        missing,
+        matrix,
+        extras,
+        conversion,
+        time.perf_counter() - began,
+    )
+    print(f"\nwrote {args.out} and {chart_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

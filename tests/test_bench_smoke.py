@@ -1,0 +1,98 @@
+"""Every benchmark script runs to the end on a tiny slice, so none of them can rot.
+
+Nothing here is timed: the scripts print their figures and these tests only check that they
+finished and that what they report is self-consistent (the same rows seen by every client).
+``compare.py`` uses the peers' environments only if they are already installed
+(``--peers existing``), so the suite never needs the network.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+#: script -> (arguments for a tiny slice, text its output must contain)
+TINY: dict[str, tuple[list[str], str]] = {
+    "convert.py": (
+        ["--blocks", "2", "--txs", "5", "--validators", "20", "--repeat", "1"],
+        "transactions.convert",
+    ),
+    "devnet_generate.py": (["--blocks", "50", "--repeat", "1"], "mean transactions per block"),
+    "devnet_throughput.py": (
+        ["--blocks", "40", "--range", "10", "--batch", "10", "--concurrency", "2", "--repeat", "1"],
+        "getBlocks x10",
+    ),
+    "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
+    "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
+    "rpc_client.py": (
+        ["--blocks", "40", "--calls", "40", "--range", "10", "--seconds-limit", "20"],
+        "calls/s",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def report_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("compare") / "RESULTS.md"
+
+
+@pytest.fixture(scope="module")
+def launched(report_path: Path) -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """Every script started at once (they mostly wait on their devnet), each waited for by its test."""
+    out = report_path
+    commands = {script: args for script, (args, _) in TINY.items()}
+    commands["compare.py"] = ["--quick", "--peers", "existing", "--out", str(out)]
+    procs = {
+        script: subprocess.Popen(
+            [sys.executable, str(BENCH / script), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=BENCH,
+        )
+        for script, args in commands.items()
+    }
+    yield procs
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def finish(proc: subprocess.Popen[str], script: str) -> str:
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, f"{script} failed:\n{stdout[-2000:]}\n{stderr[-3000:]}"
+    return stdout
+
+
+@pytest.mark.parametrize("script", sorted(TINY))
+def test_bench_script_runs_on_a_tiny_slice(launched, script):
+    assert TINY[script][1] in finish(launched[script], script)
+
+
+def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
+    finish(launched["compare.py"], "compare.py")
+    report = report_path.read_text()
+    assert (report_path.parent / "compare.png").stat().st_size > 1000
+    assert "## Machine and versions" in report
+    rows: dict[str, list[int]] = {}
+    for line in report.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 9 and re.fullmatch(r"[\d,]+", cells[5]):
+            rows.setdefault(cells[0], []).append(int(cells[5].replace(",", "")))
+    # hmyframe and the bare client counted the same transactions, validators and traces
+    assert {"hmyframe", "wire@8", "wire@32"} <= set(rows)
+    assert rows["wire@8"][0] == rows["wire@32"][0] == rows["hmyframe"][0] > 0
+    assert len(rows["hmyframe"]) == 3  # export, validator snapshot, traces
+    assert rows["wire@8"][1] == rows["hmyframe"][2] > 0  # traces
+    for peer in ("pyhmy ranges", "ethereum-etl", "cryo"):  # whichever peers are installed
+        if peer in rows:
+            assert rows[peer][0] == rows["hmyframe"][0], peer
+    assert "failed:" not in report
