@@ -59,13 +59,19 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-
+from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = [
     "Cache",
@@ -186,6 +192,12 @@ class Cache:
         ] = {}
         self._token = secrets.token_hex(4)
         self._unrepairable: set[Path] = set()
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (for a conversion worker) without the footer memo: each process keeps its own."""
+        state = dict(self.__dict__)
+        state["_inspections"] = {}
+        return state
 
     @property
     def _writer_tag(self) -> str:

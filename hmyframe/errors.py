@@ -139,6 +139,18 @@ def short_repr(value: Any, limit: int = 120) -> str:
 class HmyframeError(Exception):
     """Root of every error hmyframe raises on purpose."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as built (message and attributes), whatever its __init__ takes: errors of a
+        # conversion worker process reach the fetching process whole
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[HmyframeError], args: tuple[Any, ...], state: dict[str, Any]) -> HmyframeError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class ConfigError(HmyframeError, ValueError):
     """A bad argument or setting given by the caller (range, shard, dataset name, URL...)."""

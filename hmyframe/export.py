@@ -26,15 +26,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Literal
 
 from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe.cache import Cache, ensure_writable_folder, os_reason
+from hmyframe.datasets.sources import kind_of
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._progress import Progress
@@ -42,6 +39,17 @@ from hmyframe.engine._public import ShardSpec, _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
+    pacsv = lazy_module("pyarrow.csv")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["ExportSummary", "ExportedDataset", "export"]
 
@@ -157,7 +165,7 @@ async def export(
     if not names:
         raise ConfigError("nothing to export: give at least one dataset")
     for name in names:
-        ds.get(name)
+        kind_of(name)  # an unknown name is a ConfigError listing the valid ones
         if name not in RANGE_DATASETS and name not in SNAPSHOT_DATASETS:
             raise ConfigError(
                 f"dataset {name!r} cannot be exported (it is a point lookup); exportable: "
