@@ -170,7 +170,7 @@ class _Resolved:
     trace_url: str | dict[int, str] | None
     shard_urls: dict[int, str] | None
     chain_id: str | None
-    client: Client | None
+    client: Client | EndpointPool | None
     #: further endpoints of the same chain (``rpc=[...]``): (url, shard urls)
     more: list[tuple[str, dict[int, str] | None]] = field(default_factory=list)
 
@@ -209,7 +209,7 @@ def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
         chain_id = chain_id_from_hash(rpc.chain.genesis_hash(0))
         traces = dict(enumerate(rpc.trace_urls)) if trace_rpc is None else trace_rpc
         return _Resolved(rpc.url, traces, dict(enumerate(rpc.urls)), chain_id, None)
-    if isinstance(rpc, Client):
+    if isinstance(rpc, Client | EndpointPool):
         return _Resolved(rpc.url, None, None, None, rpc)
     if not isinstance(rpc, str) or not rpc.startswith(("http://", "https://")):
         raise ConfigError(
@@ -230,8 +230,8 @@ class Session:
     ----------
     rpc
         A node URL, ``"devnet"`` (the embedded devnet), a running
-        :class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client` (used as
-        is, not closed). Default: ``$HMYFRAME_RPC``, else the public mainnet shard-0 endpoint.
+        :class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client` or
+        :class:`~hmyframe.rpc.pool.EndpointPool` (used as is, not closed). Default: ``$HMYFRAME_RPC``, else the public mainnet shard-0 endpoint.
         A list of URLs (or Devnets) names several endpoints of one chain: calls are spread
         over them by measured speed, a failing one is set aside and tried again later, and
         each one's chain is checked before use (:class:`~hmyframe.rpc.pool.EndpointPool`).

@@ -9,10 +9,13 @@
   shard-0 genesis block; every endpoint must name the same hash (the chain id of the cache),
   else :class:`~hmyframe.errors.WrongChainError` says which URLs disagree. An endpoint that
   cannot be asked is set aside and asked again before it is used.
-* **Spread by measured speed.** Each call goes to the usable endpoint expected to answer
-  first: the smallest ``(calls in flight + 1) * seconds per call``, where seconds per call is
-  a moving average of its recent answers (an endpoint not measured yet counts as the fastest
-  measured one, so every endpoint is tried). A slow or throttled endpoint gets fewer calls.
+* **Spread by measured speed.** Each endpoint takes at most as much work as its client sends
+  at once (``max_in_flight`` requests' worth of calls: one ``getBlocks`` per request, up to a
+  batch of smaller calls); further calls wait in the pool and go to the first endpoint with
+  room, so a fast endpoint, whose answers come back sooner, takes more calls. When several
+  have room, the call goes to the one expected to answer first: the smallest
+  ``(calls in flight + 1) * seconds per call``, a moving average of its recent answers (an
+  endpoint not measured yet counts as the fastest one measured, so every endpoint is tried).
 * **A failing endpoint is set aside.** An endpoint fault (HTTP error status, reset, refused
   connection, timeout, rate limit: :class:`~hmyframe.errors.TransportError` and
   :class:`~hmyframe.errors.RateLimitError`) sets the endpoint aside for a cool-down (1 s,
@@ -85,6 +88,9 @@ class EndpointState:
         Moving average of its answers' times (``None`` until it answered).
     in_flight
         Calls sent to it and not answered yet.
+    load
+        Those calls in HTTP requests' worth (a call that shares a batch of N counts 1/N);
+        at most the client's ``max_in_flight``.
     failures_in_a_row
         Faults since its last answer (sets the cool-down).
     usable_at
@@ -98,6 +104,7 @@ class EndpointState:
     failures: int = 0
     seconds_per_call: float | None = None
     in_flight: int = 0
+    load: float = 0.0
     failures_in_a_row: int = 0
     usable_at: float = 0.0
     genesis: str | None = None
@@ -149,7 +156,7 @@ class EndpointPool:
         self._retry = retry
         self._cooldown = (float(cooldown[0]), float(cooldown[1]))
         self._reference: EndpointState | None = None
-        self._changed: asyncio.Event | None = None
+        self._room: asyncio.Condition | None = None
         self.v1 = Methods(self, 1)
         self.v2 = Methods(self, 2)
 
@@ -269,7 +276,7 @@ class EndpointPool:
                 else:
                     raise result
         if all(s.genesis is None for s in self.endpoints):
-            await self._call(_home_url)  # waits for one endpoint to pass, or raises the last fault
+            await self._call(_home_url, 0.0)  # waits for one endpoint to pass, or raises the last fault
 
     def _set_aside(self, state: EndpointState, exc: BaseException) -> None:
         state.failures += 1
@@ -288,26 +295,59 @@ class EndpointPool:
         previous = state.seconds_per_call
         state.seconds_per_call = seconds if previous is None else previous + _ALPHA * (seconds - previous)
 
-    async def _call(self, send: Callable[[Client], Awaitable[T]]) -> T:
-        """Send through the best usable endpoint, moving to another on an endpoint fault."""
+    def _condition(self) -> asyncio.Condition:
+        if self._room is None:
+            self._room = asyncio.Condition()
+        return self._room
+
+    async def _take(self, weight: float, started: float, last: BaseException | None) -> EndpointState:
+        """Wait for an endpoint with room (see the module docstring) and book ``weight`` on it."""
+        budget = self._retry.max_elapsed
+        room = self._condition()
+        while True:
+            now = time.monotonic()
+            usable = [s for s in self.endpoints if s.usable_at <= now]
+            if not usable:
+                wait = min(s.usable_at for s in self.endpoints) - now
+                if budget is not None and last is not None and now - started + wait >= budget:
+                    raise last
+                await asyncio.sleep(wait)
+                continue
+            free = [s for s in usable if s.load == 0 or s.load + weight <= s.client.max_in_flight + 1e-9]
+            if free:
+                known = [s.seconds_per_call for s in free if s.seconds_per_call is not None]
+                default = min(known) if known else 1.0
+                state = min(free, key=lambda s: self._score(s, default))
+                state.in_flight += 1
+                state.load += weight
+                return state
+            aside = [s.usable_at - now for s in self.endpoints if s.usable_at > now]
+            async with room:
+                try:
+                    await asyncio.wait_for(room.wait(), timeout=min(aside) if aside else None)
+                except TimeoutError:
+                    pass
+
+    async def _give_back(self, state: EndpointState, weight: float) -> None:
+        state.in_flight -= 1
+        state.load = max(0.0, state.load - weight)
+        room = self._condition()
+        async with room:
+            room.notify_all()
+
+    def _weight(self, method: str, calls: int = 1) -> float:
+        """HTTP requests' worth of ``calls`` calls of ``method`` (the members share their settings)."""
+        return calls / self.endpoints[0].client.batch_cap(method)
+
+    async def _call(self, send: Callable[[Client], Awaitable[T]], weight: float) -> T:
+        """Send through the best endpoint with room, moving to another on an endpoint fault."""
         policy = self._retry
         budget = policy.max_elapsed
         started = time.monotonic()
         attempt = 0
         last: BaseException | None = None
         while True:
-            now = time.monotonic()
-            usable = [s for s in self.endpoints if s.usable_at <= now]
-            if not usable:
-                wait = min(s.usable_at for s in self.endpoints) - now
-                if budget is not None and now - started + wait >= budget and last is not None:
-                    raise last
-                await asyncio.sleep(wait)
-                continue
-            known = [s.seconds_per_call for s in usable if s.seconds_per_call is not None]
-            default = min(known) if known else 1.0
-            state = min(usable, key=lambda s: self._score(s, default))
-            state.in_flight += 1
+            state = await self._take(weight, started, last)
             began = time.monotonic()
             try:
                 await self._checked(state)
@@ -323,7 +363,7 @@ class EndpointPool:
                     raise
                 continue
             finally:
-                state.in_flight -= 1
+                await self._give_back(state, weight)
             self._answered(state, time.monotonic() - began)
             return result
 
@@ -335,7 +375,7 @@ class EndpointPool:
         """:meth:`Client.request <hmyframe.rpc.Client.request>` through the pool."""
         if trace:
             return await self.endpoints[0].client.request(method, params, shard=shard, trace=True)
-        return await self._call(lambda c: c.request(method, params, shard=shard))
+        return await self._call(lambda c: c.request(method, params, shard=shard), self._weight(method))
 
     async def request_raw(
         self, method: str, params: Sequence[Any] = (), *, shard: int | None = None, trace: bool = False
@@ -343,7 +383,7 @@ class EndpointPool:
         """:meth:`Client.request_raw <hmyframe.rpc.Client.request_raw>` through the pool."""
         if trace:
             return await self.endpoints[0].client.request_raw(method, params, shard=shard, trace=True)
-        return await self._call(lambda c: c.request_raw(method, params, shard=shard))
+        return await self._call(lambda c: c.request_raw(method, params, shard=shard), self._weight(method))
 
     async def batch(
         self,
@@ -359,8 +399,9 @@ class EndpointPool:
             return await self.endpoints[0].client.batch(
                 calls, shard=shard, trace=True, raw=raw, return_exceptions=return_exceptions
             )
+        weight = sum(self._weight(str(method)) for method, _ in calls)
         return await self._call(
-            lambda c: c.batch(calls, shard=shard, raw=raw, return_exceptions=return_exceptions)
+            lambda c: c.batch(calls, shard=shard, raw=raw, return_exceptions=return_exceptions), weight
         )
 
     async def trace_transaction(self, tx_hash: str, shard: int | None = None) -> Any:
@@ -381,11 +422,11 @@ class EndpointPool:
 
     async def shards(self) -> list[ShardInfo]:
         """The network's shards, as the endpoint answering lists them."""
-        return await self._call(lambda c: c.shards())
+        return await self._call(lambda c: c.shards(), 0.0)
 
     async def home_shard(self) -> int:
         """The shard the endpoints serve (asked of one of them)."""
-        return await self._call(lambda c: c.home_shard())
+        return await self._call(lambda c: c.home_shard(), 0.0)
 
     async def endpoint_url(self, shard: int | None = None, *, trace: bool = False) -> str:
         """The URL of ``shard`` at the best endpoint now (the trace URL with ``trace``), after
@@ -399,4 +440,4 @@ class EndpointPool:
         if trace:
             return await self.endpoints[0].client.endpoint_url(shard, trace=True)
         await self.check_all()
-        return await self._call(lambda c: c.endpoint_url(shard))
+        return await self._call(lambda c: c.endpoint_url(shard), 0.0)
