@@ -184,7 +184,8 @@ class Storage(ABC):
 
     def verify_published(self, path: PurePath, check: str, read_check: Any) -> None:
         """After :meth:`publish`: on a filesystem without atomic rename, read the footer back
-        and compare its content check (``read_check(footer)``) with ``check``."""
+        and compare its content check (``read_check(footer)``) with ``check``; a file that
+        differs is removed and ``CacheError`` raised."""
         return
 
 
@@ -367,12 +368,16 @@ class FsspecStorage(Storage):
         except FileNotFoundError:
             return  # a concurrent repair already replaced it: its successor is checked by readers
         except (OSError, pa.ArrowException) as exc:
-            raise CacheError(f"{self.url(path)} does not read back after publishing: {exc}") from None
-        if found != check:
-            raise CacheError(
-                f"{self.url(path)} reads back with another content check than was written "
-                f"({found} instead of {check}): the filesystem did not publish the file whole"
-            )
+            problem = f"does not read back after publishing ({exc})"
+        else:
+            if found == check:
+                return
+            problem = f"reads back with another content check than was written ({found} instead of {check})"
+        with contextlib.suppress(OSError):
+            self.unlink(path)  # never leave it for readers (they would refuse it anyway)
+        raise CacheError(
+            f"{self.url(path)} {problem}: the filesystem did not publish the file whole; it was removed"
+        )
 
     def unlink(self, path: PurePath) -> None:
         self._listed.pop(path, None)
