@@ -422,6 +422,24 @@ class Cache:
                 self.files.rmdir(empty)  # only when empty
         return removed
 
+    def remove_orphans(self, chain_id: str | None = None) -> int:
+        """Delete the temporary files of writers that died, in every folder (of one chain); return
+        how many. The rule is the one writers apply to their own file's folder (see the module
+        docstring); a distributed export runs it when its workers are done, since a worker killed
+        while writing a dataset that nobody writes again would leave its file forever.
+        """
+        removed = 0
+        for chain, name, shard in self._folders(chain_id, None):
+            for tmp in self.files.listdir(self.folder(chain, name, shard)):
+                m = _TMP_RE.match(tmp.name)
+                if m is not None and _orphaned(self.files, tmp, m["tag"]):
+                    try:
+                        self.files.unlink(tmp)
+                    except OSError:
+                        continue
+                    removed += 1
+        return removed
+
     # -- internals: scanning -------------------------------------------------------------
 
     def _folders(self, chain_id: str | None, dataset: str | None) -> Iterator[tuple[str, str, int]]:

@@ -211,6 +211,8 @@ async def export(
     snapshot_block: int | None = None
     ranges: dict[int, tuple[int, int]] = {}
     async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
+        if client is not None:
+            session.endpoint_spec()  # endpoints the workers can reach, checked before any request
         chain_id = await session.chain_id()
         if range_names:
             ids = await _shard_ids(session, spec)

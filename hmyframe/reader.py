@@ -167,11 +167,10 @@ def _select_shards(found: dict[int, PurePath], shard: object, name: str) -> list
     return out
 
 
-def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -> pa.Table:
-    """Rows of ``start..end`` (block numbers, relative specs against ``last``, or times)."""
+def _bounds(start: object, end: object, last: int) -> tuple[int | None, int | None, list[tuple[str, int]]]:
+    """Block bounds ``(lo, hi)`` (``None``: open) of ``start..end`` (relative specs against
+    ``last``), and the time bounds ``(kind, unix seconds)``."""
     first_bound, last_bound = parse_range(start, end)
-    numbers = table["block_number"]
-    mask = pc.is_valid(numbers)
     times: list[tuple[str, int]] = []
     lo = hi = None
     for bound, side in ((first_bound, "start"), (last_bound, "end")):
@@ -187,6 +186,14 @@ def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -
         lo = max(0, (hi if hi is not None else last) - first_bound.value + 1)
     if last_bound is not None and last_bound.kind == "forward":
         hi = (lo or 0) + last_bound.value - 1
+    return lo, hi, times
+
+
+def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -> pa.Table:
+    """Rows of ``start..end`` (block numbers, relative specs against ``last``, or times)."""
+    lo, hi, times = _bounds(start, end, last)
+    numbers = table["block_number"]
+    mask = pc.is_valid(numbers)
     if lo is not None:
         mask = pc.and_(mask, pc.greater_equal(numbers, lo))
     if hi is not None:
@@ -302,10 +309,18 @@ def read(
                 parts.append(Part(files, snapshots[b], dataset))
             continue
         bounds = None
+        first, final = 0, None
         if start is not None or end is not None:
             last = max((e for _, e, _ in ranges), default=0)
             bounds = (start if start is not None else 0, end, last)
-        parts.extend(Part(files, file, dataset, lo, hi, bounds) for lo, hi, file in cover(ranges))
+            low, high, _ = _bounds(*bounds)
+            first, final = low or 0, high
+        parts.extend(
+            Part(files, file, dataset, lo, hi, bounds)
+            for lo, hi, file in cover(ranges)
+            if hi >= first
+            and (final is None or lo <= final)  # files wholly outside the blocks asked are not read
+        )
     if engine == "dask":
         from hmyframe.scale import read_dask
 

@@ -89,7 +89,7 @@ def connect(scheduler: str, *, workers: int | None = None) -> Iterator[Any]:
             raise ConfigError(f"--workers must be at least 1, got {n}")
         with (
             distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0"
             ) as cluster,
             distributed.Client(cluster) as client,
         ):

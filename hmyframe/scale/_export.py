@@ -184,4 +184,5 @@ async def export_ranges(
         await pumping
         if lease is not None:
             lease.close()
+        cache.remove_orphans(await session.chain_id())  # of workers that died while writing
     return ranges

@@ -27,8 +27,9 @@ Rate limits across workers
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hmyframe import errors
@@ -138,6 +139,12 @@ class ChunkResult:
 
 _local = threading.local()
 
+#: What :func:`~hmyframe.engine._chunks.run_chunks` appends to the error of a fetch; the task's
+#: fetch is one chunk, and the export appends the account of all its chunks itself.
+_ONE_CHUNK_TAIL = re.compile(
+    r"; \d+ of \d+ chunks? were fetched and are kept in the cache; blocks not fetched .*\Z", re.S
+)
+
 
 def _cache(output: str) -> Cache:
     """One :class:`Cache` per worker thread and output, kept across tasks: its memory of the
@@ -179,4 +186,5 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         with task.lease:
             return ChunkResult(run(_fetch(task)))
     except HmyframeError as exc:
-        return ChunkResult(0, ErrorRecord.of(exc))
+        record = ErrorRecord.of(exc)
+        return ChunkResult(0, replace(record, message=_ONE_CHUNK_TAIL.sub("", record.message)))
