@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -17,7 +18,7 @@ from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._ranges import split_aligned
 from hmyframe.errors import ClusterError, ConfigError
 from hmyframe.scale._cluster import dask_distributed, worker_threads
-from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, run_chunk
+from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_sessions, run_chunk
 
 __all__ = ["export_ranges"]
 
@@ -124,6 +125,7 @@ async def export_ranges(
         options = options.with_(requests_per_second=rps / leases)
     tasks = [
         ChunkTask(
+            token,
             tuple(names),
             shard,
             a,
@@ -184,5 +186,7 @@ async def export_ranges(
         await pumping
         if lease is not None:
             lease.close()
+        with contextlib.suppress(Exception):  # a worker gone meanwhile has nothing open
+            client.run(close_sessions, token)
         cache.remove_orphans(await session.chain_id())  # of workers that died while writing
     return ranges

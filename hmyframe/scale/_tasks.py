@@ -1,10 +1,12 @@
 """One chunk of an export as a Dask task, and how the workers share the endpoints' rate limits.
 
-:func:`run_chunk` runs on a worker: it opens a :class:`~hmyframe.engine.Session` on the
-endpoints and the output the task names and calls
-:func:`~hmyframe.engine._ranges.fetch_range` for the chunk's blocks with ``collect=False``,
-so the chunk is fetched, converted, checked and written exactly as in a local export (what
-another writer already published is not fetched again). It never raises an hmyframe error:
+:func:`run_chunk` runs on a worker: it calls :func:`~hmyframe.engine._ranges.fetch_range`
+for the chunk's blocks with ``collect=False`` in a :class:`~hmyframe.engine.Session` on the
+endpoints and the output the task names, so the chunk is fetched, converted, checked and
+written exactly as in a local export (what another writer already published is not fetched
+again). Each worker thread keeps its session for the rest of the export (on one event loop
+per worker process), so the chain check, the head and the shard URLs are asked once per
+thread, as a local export asks them once. It never raises an hmyframe error:
 the error comes back as an :class:`ErrorRecord` (Dask pickles exceptions by their ``args``,
 which would lose ours) and is raised again, with its class and message, by the client.
 
@@ -29,17 +31,17 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hmyframe import errors
-from hmyframe._sync import run
 from hmyframe.cache import Cache
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._ranges import fetch_range
 from hmyframe.errors import ClusterError, HmyframeError, RateLimitError, TransportError
 
-__all__ = ["ChunkResult", "ChunkTask", "ErrorRecord", "run_chunk"]
+__all__ = ["ChunkResult", "ChunkTask", "ErrorRecord", "close_sessions", "run_chunk"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class ChunkTask:
 
     Attributes
     ----------
+    export
+        The export's token (its workers' sessions are kept under it).
     names
         Range datasets.
     shard, start, end
@@ -112,6 +116,7 @@ class ChunkTask:
         Its number of leases (1 without one).
     """
 
+    export: str
     names: tuple[str, ...]
     shard: int
     start: int
@@ -137,28 +142,70 @@ class ChunkResult:
     error: ErrorRecord | None = None
 
 
-_local = threading.local()
-
 #: What :func:`~hmyframe.engine._chunks.run_chunks` appends to the error of a fetch; the task's
 #: fetch is one chunk, and the export appends the account of all its chunks itself.
 _ONE_CHUNK_TAIL = re.compile(
     r"; \d+ of \d+ chunks? were fetched and are kept in the cache; blocks not fetched .*\Z", re.S
 )
 
+#: Seconds after which a session no task used is closed (its export ended without saying so).
+IDLE_SESSION = 120.0
 
-def _cache(output: str) -> Cache:
-    """One :class:`Cache` per worker thread and output, kept across tasks: its memory of the
-    footers it verified makes planning each chunk cost one listing, not one read per file."""
-    caches: dict[str, Cache] | None = getattr(_local, "caches", None)
-    if caches is None:
-        caches = _local.caches = {}
-    cache = caches.get(output)
-    if cache is None:
-        cache = caches[output] = Cache(output)
-    return cache
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+#: Open sessions of this worker process by (export, task thread), with their last use.
+_sessions: dict[tuple[str, int], tuple[Session, float]] = {}
 
 
-async def _fetch(task: ChunkTask) -> int:
+def _worker_loop() -> asyncio.AbstractEventLoop:
+    """This process's event loop for task sessions (a daemon thread), started on first use."""
+    global _loop
+    with _loop_lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="hmyframe-tasks", daemon=True).start()
+            _loop = loop
+        return _loop
+
+
+async def _session(task: ChunkTask, thread: int) -> Session:
+    """The session of ``task``'s export for the calling task thread, opened on first use.
+
+    A worker thread keeps one session per export: its client has learnt the chain (checked
+    once, as a local export does), the head and the shard URLs, and its cache remembers the
+    footers it verified, so each further chunk costs only its own requests. Sessions left
+    idle (an export that ended without :func:`close_sessions`) are closed.
+    """
+    now = time.monotonic()
+    for key, (old, used) in list(_sessions.items()):
+        if now - used > IDLE_SESSION:
+            del _sessions[key]
+            await old.__aexit__(None, None, None)
+    key = (task.export, thread)
+    known = _sessions.get(key)
+    if known is not None:
+        _sessions[key] = (known[0], now)
+        return known[0]
+    rpc: str | list[str] = task.rpc if isinstance(task.rpc, str) else list(task.rpc)
+    session = Session(rpc, trace_rpc=task.trace_rpc, cache=Cache(task.output), options=task.options)
+    await session.__aenter__()
+    _sessions[key] = (session, now)
+    return session
+
+
+async def _close(export: str) -> None:
+    for key in [k for k in _sessions if k[0] == export]:
+        session, _ = _sessions.pop(key)
+        await session.__aexit__(None, None, None)
+
+
+def close_sessions(export: str) -> None:
+    """Close this process's sessions of ``export`` (run on every worker when it ends)."""
+    if _loop is not None and not _loop.is_closed():
+        asyncio.run_coroutine_threadsafe(_close(export), _loop).result(timeout=60)
+
+
+async def _fetch(task: ChunkTask, thread: int) -> int:
     fetched = 0
 
     def count(blocks: int) -> None:
@@ -168,23 +215,27 @@ async def _fetch(task: ChunkTask) -> int:
     rps = task.options.requests_per_second
     if task.lease is not None and rps:
         await asyncio.sleep(1.0 / rps)  # start with this share's token spent (module docstring)
-    rpc: str | list[str] = task.rpc if isinstance(task.rpc, str) else list(task.rpc)
-    async with Session(
-        rpc, trace_rpc=task.trace_rpc, cache=_cache(task.output), options=task.options
-    ) as session:
-        await fetch_range(
-            session, task.names, task.start, task.end, task.shard, progress=count, collect=False
-        )
+    session = await _session(task, thread)
+    await fetch_range(session, task.names, task.start, task.end, task.shard, progress=count, collect=False)
     return fetched
+
+
+def _run(task: ChunkTask) -> int:
+    future = asyncio.run_coroutine_threadsafe(_fetch(task, threading.get_ident()), _worker_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()
+        raise
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Export one chunk (the Dask task). Never raises an hmyframe error: it is returned."""
     try:
         if task.lease is None:
-            return ChunkResult(run(_fetch(task)))
+            return ChunkResult(_run(task))
         with task.lease:
-            return ChunkResult(run(_fetch(task)))
+            return ChunkResult(_run(task))
     except HmyframeError as exc:
         record = ErrorRecord.of(exc)
         return ChunkResult(0, replace(record, message=_ONE_CHUNK_TAIL.sub("", record.message)))

@@ -148,9 +148,8 @@ def test_workers_together_keep_to_the_rate_limit(cluster: Any, tmp_path: Path) -
                                   client=cluster)  # fmt: skip
         assert summary.datasets["blocks"].rows == 200
         served = limited.stats.total()
-        assert (
-            served.calls_of("hmyv2_getBlockByNumber") == 200 + 4
-        )  # the blocks, and each task checks block 0
+        # the blocks, and block 0 once per worker thread (its session checks the chain once)
+        assert 200 + 1 <= served.calls_of("hmyv2_getBlockByNumber") <= 200 + leases
         assert dict(served.rpc_errors) == {}  # the node never had to refuse a request
         # control: had each worker taken the whole limit, the node would have refused requests
         limited.stats.reset()
