@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -275,6 +275,8 @@ def read(
             f"engine='dask' gives a Dask DataFrame of pandas partitions: output must be 'pandas', got {output!r}"
         )
     files, root = open_storage(path if path is not None else default_root())
+    if engine == "dask" and isinstance(root, Path):
+        root = root.absolute()  # the partitions may be read by workers in other folders
     where = files.url(root)
     if not files.is_dir(root):
         raise ConfigError(f"{where} is not a folder")

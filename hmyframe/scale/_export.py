@@ -118,9 +118,10 @@ async def export_ranges(
     token = secrets.token_hex(4)
     lease: Any = None
     leases = 1
+    threads = worker_threads(client)  # waits for a first worker (a clear error if none comes)
     rps = options.requests_per_second
     if rps is not None:
-        leases = max(1, worker_threads(client))
+        leases = max(1, threads)
         lease = dask_distributed().Semaphore(max_leases=leases, name=f"hmyframe-export-{token}")
         options = options.with_(requests_per_second=rps / leases)
     tasks = [

@@ -51,8 +51,8 @@ async def test_calls_go_mostly_to_the_faster_endpoint(make_devnet: Callable[...,
 async def test_a_failing_endpoint_is_set_aside_and_used_again_after_its_cooldown(
     make_devnet: Callable[..., Devnet],
 ) -> None:
-    good = make_devnet(blocks=3000, seed=4, validator_rate_limit=False, latency_ms=5)
-    flaky = make_devnet(blocks=3000, seed=4, validator_rate_limit=False, latency_ms=5)
+    good = make_devnet(blocks=1500, seed=4, validator_rate_limit=False, latency_ms=5)
+    flaky = make_devnet(blocks=1500, seed=4, validator_rate_limit=False, latency_ms=5)
     flaky.faults.add("status", status=503, times=3, method=BLOCKS)  # its next 3 getBlocks fail
     pool = EndpointPool(
         [Client(good.url, retry=RetryPolicy(attempts=1)), Client(flaky.url, retry=RetryPolicy(attempts=1))],
@@ -61,8 +61,8 @@ async def test_a_failing_endpoint_is_set_aside_and_used_again_after_its_cooldown
     )
     options = FetchOptions(blocks_per_request=20, max_concurrent_chunks=1, retry=FAST)
     async with pool, Session(pool, cache=False, options=options) as session:
-        tables = await fetch_range(session, ["blocks"], 0, 2999)
-    expected = await hmyframe.aio.blocks(0, 2999, rpc=good, cache=False, options=options)
+        tables = await fetch_range(session, ["blocks"], 0, 1499)
+    expected = await hmyframe.aio.blocks(0, 1499, rpc=good, cache=False, options=options)
     pd.testing.assert_frame_equal(hmyframe.to_pandas(tables["blocks"]), expected)
     served = flaky.stats.total()
     assert served.faults == {"status": 3}
@@ -75,13 +75,13 @@ async def test_a_failing_endpoint_is_set_aside_and_used_again_after_its_cooldown
 
 
 async def test_an_endpoint_failing_part_of_the_time_loses_nothing(make_devnet: Callable[..., Devnet]) -> None:
-    good = make_devnet(blocks=2000, seed=5, validator_rate_limit=False)
-    flaky = make_devnet(blocks=2000, seed=5, validator_rate_limit=False)
+    good = make_devnet(blocks=1500, seed=5, validator_rate_limit=False)
+    flaky = make_devnet(blocks=1500, seed=5, validator_rate_limit=False)
     flaky.faults.add("status", status=503, probability=0.3)
     flaky.faults.add("reset", probability=0.1)
     options = FetchOptions(blocks_per_request=50, retry=FAST)
-    pooled = await hmyframe.aio.transactions(0, 1999, rpc=[flaky, good], cache=False, options=options)
-    alone = await hmyframe.aio.transactions(0, 1999, rpc=good, cache=False, options=options)
+    pooled = await hmyframe.aio.transactions(0, 1499, rpc=[flaky, good], cache=False, options=options)
+    alone = await hmyframe.aio.transactions(0, 1499, rpc=good, cache=False, options=options)
     pd.testing.assert_frame_equal(pooled, alone)
     assert sum(flaky.stats.total().faults.values()) >= 1
 
