@@ -159,6 +159,26 @@ def test_workers_together_keep_to_the_rate_limit(cluster: Any, tmp_path: Path) -
         assert limited.stats.total().rpc_errors.get(-32000, 0) > 0
 
 
+def test_two_endpoints_one_failing_part_of_the_time(net: Devnet, cluster: Any, tmp_path: Path) -> None:
+    """Every task spreads its calls over both endpoints; the flaky one's failures are retried on
+    the other, and the export equals a local one from the good endpoint alone."""
+    with Devnet(blocks=2100, seed=11, validator_rate_limit=False) as flaky:
+        flaky.faults.add("status", status=503, probability=0.3)
+        flaky.faults.add("reset", probability=0.1)
+        options = FetchOptions(chunk_size=250, blocks_per_request=25)
+        summary = hmyframe.export(["blocks", "transactions"], 0, 999, rpc=[flaky, net], out=tmp_path / "two",
+                                  options=options, client=cluster)  # fmt: skip
+        hmyframe.export(["blocks", "transactions"], 0, 999, rpc=net, out=tmp_path / "one", options=options)
+        served = flaky.stats.total()
+    for name in ("blocks", "transactions"):
+        pd.testing.assert_frame_equal(
+            hmyframe.read(name, tmp_path / "two"), hmyframe.read(name, tmp_path / "one")
+        )
+    assert summary.fetched_blocks == 1000
+    assert sum(served.faults.values()) >= 1  # it did fail
+    assert served.by_status.get(200, 0) >= 1  # and it served too
+
+
 def test_a_failed_chunk_is_named_and_a_rerun_fetches_only_it(
     net: Devnet, cluster: Any, tmp_path: Path
 ) -> None:
