@@ -9,7 +9,8 @@ Quick tour::
 
 Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
-cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
+cache or export folder back; :func:`export` writes chain slices to disk (on a Dask cluster with
+``client=``, see :mod:`hmyframe.scale`). Analysis lives in :mod:`hmyframe.metrics` (pure functions),
 :mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
 :func:`staking_history` fetches validator snapshots epoch by epoch.
 """
@@ -24,7 +25,9 @@ from hmyframe.cache import Cache
 from hmyframe.datasets import DATASETS, Dataset, to_pandas
 from hmyframe.engine import FetchOptions, NotFoundWarning, Session, StakingHistory
 from hmyframe.engine._public import REGISTRY as _REGISTRY
+from hmyframe.engine._public import sync_twin as _sync_twin
 from hmyframe.errors import HmyframeError
+from hmyframe.export import export as _export
 from hmyframe.reader import read
 from hmyframe.rpc import Client, RetryPolicy
 
@@ -43,6 +46,7 @@ __all__ = [
     "__version__",
     "aio",
     "dataset",
+    "export",
     "read",
     "schema",
     "staking_history",
@@ -73,6 +77,10 @@ def dataset(name: str) -> Dataset:
 
     return get(name)
 
+
+#: ``hmyframe.export(...)``: exports to Parquet / CSV, in this process or on a Dask cluster
+#: (``client=``); the module of the same name stays importable (``from hmyframe.export import ...``).
+export = _sync_twin(_export)
 
 #: Subpackages loaded on first use (``hmyframe.plot`` imports matplotlib).
 _LAZY = ("metrics", "plot", "report")

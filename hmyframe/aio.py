@@ -6,5 +6,6 @@ the coroutine of the same name here). Each function's docstring explains every p
 
 from hmyframe import engine as _engine
 from hmyframe.engine import *  # noqa: F403  (this module is hmyframe.engine's public API under a short name)
+from hmyframe.export import export
 
-__all__ = [name for name in vars(_engine) if not name.startswith("_")]
+__all__ = [*(name for name in vars(_engine) if not name.startswith("_")), "export"]
