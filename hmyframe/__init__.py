@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -42,6 +44,10 @@ if TYPE_CHECKING:
     from hmyframe.engine._history import StakingHistory as StakingHistory
     from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
     from hmyframe.errors import HmyframeError as HmyframeError
+    from hmyframe.engine._public import sync_twin as _sync_twin
+    from hmyframe.export import export as _export_coroutine
+
+    export = _sync_twin(_export_coroutine)
     from hmyframe.reader import read as read
     from hmyframe.rpc import Client as Client
     from hmyframe.rpc import RetryPolicy as RetryPolicy
@@ -73,13 +79,20 @@ def _public_names() -> list[str]:
     from hmyframe.engine._public import REGISTRY
 
     homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]
-    return ["__version__", "dataset", "schema", *homes, *REGISTRY]
+    return ["__version__", "dataset", "export", "schema", *homes, *REGISTRY]
 
 
 def __getattr__(name: str) -> Any:
     """Every public name, imported on first use (see the module docstring)."""
     if name == "__all__":
         value: Any = _public_names()
+    elif name == "export":
+        # hmyframe.export(...): exports to Parquet / CSV, here or on a Dask cluster (client=);
+        # the module of the same name stays importable (from hmyframe.export import ...)
+        from hmyframe.engine._public import sync_twin
+        from hmyframe.export import export as coroutine
+
+        value = sync_twin(coroutine)
     elif name in _MODULES:
         value = importlib.import_module(f"hmyframe.{name}")
     elif name in _HOMES:
@@ -99,6 +112,19 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_public_names(), *_MODULES})
+
+
+class _Package(types.ModuleType):
+    """``hmyframe`` itself: importing the submodule ``hmyframe.export`` (the command line does)
+    must not bind the module over the function ``hmyframe.export``."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "export" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def dataset(name: str) -> Dataset:

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["run"]
+__all__ = ["blocking_twin", "run"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -67,3 +69,22 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     except KeyboardInterrupt:
         future.cancel()
         raise
+
+
+def blocking_twin(coroutine_function: Callable[P, Coroutine[Any, Any, T]], name: str) -> Callable[P, T]:
+    """The blocking function ``name`` that runs ``coroutine_function`` with :func:`run`.
+
+    Same signature and documentation (plus a line naming the coroutine), so a public coroutine is
+    written once and its sync twin is one line.
+    """
+
+    @functools.wraps(coroutine_function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run(coroutine_function(*args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__doc__ = (coroutine_function.__doc__ or "") + (
+        f"\n    Blocking twin of ``await {coroutine_function.__module__}.{coroutine_function.__name__}(...)``"
+        " (works inside Jupyter's running loop too).\n"
+    )
+    return twin

@@ -43,4 +43,7 @@ traces_by_hash = _public.traces_by_hash
 # validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
 from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
 
+# exports to Parquet / CSV (in this process or on a Dask cluster)
+from hmyframe.export import export as export  # noqa: E402
+
 __all__ = [name for name in list(globals()) if not name.startswith("_")]

@@ -6,7 +6,9 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_<end:010d>.parquet   block ranges
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__at_<block:010d>.parquet            snapshots
 
-* ``<root>`` is ``data/`` by default (``HMYFRAME_CACHE`` or the ``root`` argument change it).
+* ``<root>`` is ``data/`` by default (``HMYFRAME_CACHE`` or the ``root`` argument change it);
+  it may be a URL (``memory://``, ``s3://bucket/prefix``...): every file operation then goes
+  through fsspec (:mod:`hmyframe.storage`, which says what holds without atomic rename).
 * ``<chain_id>`` is the first 16 hex digits of the chain's genesis block hash (shard 0), so two
   URLs of one chain share a cache and two chains never mix.
 * A range file holds exactly the rows of blocks ``start..end`` (inclusive), possibly none. Only
@@ -58,11 +60,12 @@ import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
+from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -99,6 +102,7 @@ _RECORD = b"2"
 ORPHAN_AGE = 3600.0
 
 Status = Literal["ok", "stale", "corrupt"]
+_P = TypeVar("_P", bound=PurePath)
 
 
 class CacheWarning(UserWarning):
@@ -130,7 +134,8 @@ class CacheEntry:
     Attributes
     ----------
     path
-        The file.
+        The file: a :class:`pathlib.Path` in a local cache; in a cache at a URL, the path
+        inside its filesystem (:meth:`Cache.url` gives its URL).
     chain_id, dataset, shard
         What it belongs to.
     kind
@@ -148,7 +153,7 @@ class CacheEntry:
         Why the file is stale or corrupt (``""`` when ok).
     """
 
-    path: Path
+    path: PurePath
     chain_id: str
     dataset: str
     shard: int
@@ -179,19 +184,29 @@ class Cache:
     Parameters
     ----------
     root
-        Folder of the cache; default :func:`default_root`.
+        Folder of the cache (default :func:`default_root`), or a URL: ``file://`` is a local
+        folder; any other (``memory://``, ``s3://bucket/prefix``...) is opened with fsspec,
+        with the same rules (see :mod:`hmyframe.storage` for what holds on filesystems
+        without atomic rename, such as object stores).
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        self.root = Path(root) if root is not None else default_root()
-        # footer inspections by (path, fingerprint), valid while the file's (mtime, size,
-        # inode) stay the same: planning scans a folder for every chunk, and re-reading every
-        # footer each time made long exports quadratic in the number of files
+        self.files: Storage
+        self.root: PurePath
+        self.files, self.root = open_storage(root if root is not None else default_root())
+        # footer inspections by (path, fingerprint), valid while the file's stamp (mtime, size,
+        # inode; or what the filesystem gives) stays the same: planning scans a folder for
+        # every chunk, and re-reading every footer each time made long exports quadratic in
+        # the number of files
         self._inspections: dict[
-            tuple[Path, str | None], tuple[tuple[int, int, int], Status, int | None, str]
+            tuple[PurePath, str | None], tuple[tuple[object, ...], Status, int | None, str]
         ] = {}
         self._token = secrets.token_hex(4)
-        self._unrepairable: set[Path] = set()
+        self._unrepairable: set[PurePath] = set()
+
+    def url(self, path: PurePath | None = None) -> str:
+        """How to show ``path`` (default: the root) to a user: a local path, or its URL."""
+        return self.files.url(self.root if path is None else path)
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled (for a conversion worker) without the footer memo: each process keeps its own."""
@@ -206,7 +221,7 @@ class Cache:
 
     # -- paths -------------------------------------------------------------------------
 
-    def folder(self, chain_id: str, dataset: str, shard: int) -> Path:
+    def folder(self, chain_id: str, dataset: str, shard: int) -> PurePath:
         """Folder holding the files of one dataset of one shard of one chain."""
         if not _CHAIN_RE.match(str(chain_id)):
             raise ConfigError(f"chain id {chain_id!r} is not 16 lower-case hex digits")
@@ -216,12 +231,12 @@ class Cache:
             raise ConfigError(f"shard {shard!r} must be >= 0")
         return self.root / chain_id / dataset / f"shard{shard}"
 
-    def range_path(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> Path:
+    def range_path(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> PurePath:
         """Path of the file holding blocks ``start..end`` of ``dataset``."""
         _check_range(start, end)
         return self.folder(chain_id, dataset, shard) / f"{dataset}__{start:010d}_{end:010d}.parquet"
 
-    def snapshot_path(self, chain_id: str, dataset: str, shard: int, block: int) -> Path:
+    def snapshot_path(self, chain_id: str, dataset: str, shard: int, block: int) -> PurePath:
         """Path of the snapshot of ``dataset`` taken at ``block``."""
         _check_range(block, block)
         return self.folder(chain_id, dataset, shard) / f"{dataset}__at_{block:010d}.parquet"
@@ -235,13 +250,13 @@ class Cache:
             Naming the root and the reason (a file in the way, a read-only or unwritable
             folder...), before anything is fetched.
         """
-        ensure_writable_folder(self.root, "cache folder")
+        self.files.ensure_writable(self.root, "cache folder")
 
     # -- planning ------------------------------------------------------------------------
 
     def cached_ranges(
         self, chain_id: str, dataset: DatasetLike, shard: int, *, report: bool = True
-    ) -> list[tuple[int, int, Path]]:
+    ) -> list[tuple[int, int, PurePath]]:
         """Valid range files of ``dataset``, as a non-overlapping, sorted cover.
 
         Stale or corrupt files are left out (and reported with a :class:`CacheWarning`
@@ -294,7 +309,7 @@ class Cache:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _read_cover(
-        self, cover: list[tuple[int, int, Path]], dataset: DatasetLike, start: int, end: int
+        self, cover: list[tuple[int, int, PurePath]], dataset: DatasetLike, start: int, end: int
     ) -> pa.Table:
         tables: list[pa.Table] = []
         for c_start, c_end, path in cover:
@@ -313,16 +328,18 @@ class Cache:
         """The snapshot taken at ``block``, or ``None`` if it is not cached (or stale, corrupt)."""
         path = self.snapshot_path(chain_id, dataset.name, shard, block)
         try:
-            st = path.stat()
+            st = self.files.stat(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise CacheError(f"cannot read cache file {path}: {os_reason(exc)}") from None
+            raise CacheError(f"cannot read cache file {self.url(path)}: {os_reason(exc)}") from None
         expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         status, _, problem = self._inspect(path, st, dataset, expected)
         if status != "ok":
             warnings.warn(
-                f"cache file {path} is {status} ({problem}); it will be refetched", CacheWarning, stacklevel=2
+                f"cache file {self.url(path)} is {status} ({problem}); it will be refetched",
+                CacheWarning,
+                stacklevel=2,
             )
             return None
         try:
@@ -334,12 +351,12 @@ class Cache:
 
     def write_range(
         self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int, table: pa.Table
-    ) -> Path | None:
+    ) -> PurePath | None:
         """Atomically write the rows of blocks ``start..end`` (all of them, maybe none).
 
         Returns
         -------
-        pathlib.Path or None
+        pathlib.PurePath or None
             The file written, or ``None`` when other valid files already held all these
             blocks at the moment of publishing (a concurrent writer was faster).
         """
@@ -363,7 +380,7 @@ class Cache:
                     and entry.end <= end
                 ):
                     with contextlib.suppress(FileNotFoundError):
-                        entry.path.unlink()
+                        self.files.unlink(entry.path)
             candidates = self._valid_ranges(chain_id, dataset, shard, report=False)
             if _overlapping(candidates):
                 self._repair(chain_id, dataset, shard, candidates)
@@ -372,7 +389,7 @@ class Cache:
 
     def write_snapshot(
         self, chain_id: str, dataset: DatasetLike, shard: int, block: int, table: pa.Table
-    ) -> Path:
+    ) -> PurePath:
         """Atomically write a snapshot taken at ``block``."""
         path = self.snapshot_path(chain_id, dataset.name, shard, block)
         expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
@@ -402,48 +419,67 @@ class Cache:
         removed = 0
         for chain, name, shard in self._folders(chain_id, dataset):
             folder = self.folder(chain, name, shard)
-            for path in _listdir(folder):
+            for path in self.files.listdir(folder):
                 if _RANGE_RE.match(path.name) or _SNAP_RE.match(path.name) or _TMP_RE.match(path.name):
                     try:
-                        path.unlink()
+                        self.files.unlink(path)
                     except FileNotFoundError:
                         continue
                     except OSError as exc:
-                        raise CacheError(f"cannot delete cache file {path}: {os_reason(exc)}") from None
+                        raise CacheError(
+                            f"cannot delete cache file {self.url(path)}: {os_reason(exc)}"
+                        ) from None
                     removed += 1
             for empty in (folder, folder.parent, folder.parent.parent):
-                with contextlib.suppress(OSError):
-                    empty.rmdir()  # only succeeds when empty
+                self.files.rmdir(empty)  # only when empty
+        return removed
+
+    def remove_orphans(self, chain_id: str | None = None) -> int:
+        """Delete the temporary files of writers that died, in every folder (of one chain); return
+        how many. The rule is the one writers apply to their own file's folder (see the module
+        docstring); a distributed export runs it when its workers are done, since a worker killed
+        while writing a dataset that nobody writes again would leave its file forever.
+        """
+        removed = 0
+        for chain, name, shard in self._folders(chain_id, None):
+            for tmp in self.files.listdir(self.folder(chain, name, shard)):
+                m = _TMP_RE.match(tmp.name)
+                if m is not None and _orphaned(self.files, tmp, m["tag"]):
+                    try:
+                        self.files.unlink(tmp)
+                    except OSError:
+                        continue
+                    removed += 1
         return removed
 
     # -- internals: scanning -------------------------------------------------------------
 
     def _folders(self, chain_id: str | None, dataset: str | None) -> Iterator[tuple[str, str, int]]:
         """``(chain, dataset, shard)`` of every cache folder under the root, filtered."""
-        for chain_dir in _listdir(self.root):
+        for chain_dir in self.files.listdir(self.root):
             if not _CHAIN_RE.match(chain_dir.name) or (chain_id is not None and chain_dir.name != chain_id):
                 continue
-            for ds_dir in _listdir(chain_dir):
+            for ds_dir in self.files.listdir(chain_dir):
                 if not re.fullmatch(r"[a-z_]+", ds_dir.name) or (
                     dataset is not None and ds_dir.name != dataset
                 ):
                     continue
-                for shard_dir in _listdir(ds_dir):
+                for shard_dir in self.files.listdir(ds_dir):
                     m = _SHARD_RE.match(shard_dir.name)
-                    if m is not None and shard_dir.is_dir():
+                    if m is not None and self.files.is_dir(shard_dir):
                         yield chain_dir.name, ds_dir.name, int(m["shard"])
 
     def _valid_ranges(
         self, chain_id: str, dataset: DatasetLike, shard: int, *, report: bool
-    ) -> list[tuple[int, int, Path]]:
-        out: list[tuple[int, int, Path]] = []
+    ) -> list[tuple[int, int, PurePath]]:
+        out: list[tuple[int, int, PurePath]] = []
         for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
             if entry.kind != "range":
                 continue
             if entry.status != "ok":
                 if report:
                     warnings.warn(
-                        f"cache file {entry.path} is {entry.status} ({entry.problem}); its blocks "
+                        f"cache file {self.url(entry.path)} is {entry.status} ({entry.problem}); its blocks "
                         f"{entry.start}..{entry.end} will be refetched",
                         CacheWarning,
                         stacklevel=4,
@@ -456,7 +492,7 @@ class Cache:
         self, chain_id: str, dataset_name: str, shard: int, dataset: DatasetLike | None
     ) -> Iterator[CacheEntry]:
         folder = self.folder(chain_id, dataset_name, shard)
-        for path in _listdir(folder):
+        for path in self.files.listdir(folder):
             m = _RANGE_RE.match(path.name)
             snap = _SNAP_RE.match(path.name) if m is None else None
             if m is None and snap is None:
@@ -471,11 +507,11 @@ class Cache:
                 start = end = int(snap["block"])
                 named = snap["name"]
             try:
-                st = path.stat()
+                st = self.files.stat(path)
             except FileNotFoundError:
                 continue
             except OSError as exc:
-                raise CacheError(f"cannot read cache file {path}: {os_reason(exc)}") from None
+                raise CacheError(f"cannot read cache file {self.url(path)}: {os_reason(exc)}") from None
             expected = _Expected(chain_id, dataset_name, shard, kind, start, end)
             if named != dataset_name:
                 status: Status = "corrupt"
@@ -484,35 +520,35 @@ class Cache:
             else:
                 status, rows, problem = self._inspect(path, st, dataset, expected)
             yield CacheEntry(
-                path, chain_id, dataset_name, shard, kind, start, end, rows, status, st.st_size, problem
+                path, chain_id, dataset_name, shard, kind, start, end, rows, status, st.size, problem
             )
 
     def _inspect(
-        self, path: Path, st: os.stat_result, dataset: DatasetLike | None, expected: _Expected
+        self, path: PurePath, st: Stat, dataset: DatasetLike | None, expected: _Expected
     ) -> tuple[Status, int | None, str]:
         """:func:`_inspect`, remembered while the file is unchanged."""
         key = (path, None if dataset is None else dataset.fingerprint)
-        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
         known = self._inspections.get(key)
-        if known is not None and known[0] == stamp:
+        if known is not None and st.stamp is not None and known[0] == st.stamp:
             return known[1], known[2], known[3]
-        status, rows, problem = _inspect(path, dataset, expected)
-        self._inspections[key] = (stamp, status, rows, problem)
+        status, rows, problem = _inspect(self.files, path, dataset, expected)
+        if st.stamp is not None:
+            self._inspections[key] = (st.stamp, status, rows, problem)
         return status, rows, problem
 
-    def _read_file(self, path: Path, dataset: DatasetLike) -> pa.Table:
+    def _read_file(self, path: PurePath, dataset: DatasetLike) -> pa.Table:
         try:
-            table = pq.read_table(path, schema=dataset.schema)
+            table = self.files.read_table(path, dataset.schema)
         except FileNotFoundError:
             raise
         except (OSError, pa.ArrowException) as exc:
-            raise CacheError(f"cannot read cache file {path}: {exc}") from exc
+            raise CacheError(f"cannot read cache file {self.url(path)}: {exc}") from exc
         return table.replace_schema_metadata(dataset.schema.metadata)
 
     # -- internals: overlaps -------------------------------------------------------------
 
     def _repair(
-        self, chain_id: str, dataset: DatasetLike, shard: int, candidates: list[tuple[int, int, Path]]
+        self, chain_id: str, dataset: DatasetLike, shard: int, candidates: list[tuple[int, int, PurePath]]
     ) -> bool:
         """Remove overlaps between valid range files (the rule is in the module docstring).
 
@@ -542,12 +578,12 @@ class Cache:
                     part = _Expected(chain_id, dataset.name, shard, "range", a, b)
                     self._write(part_path, dataset, _filter_blocks(table, a, b), part)
                 with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+                    self.files.unlink(path)
                 changed = True
         except (OSError, CacheError) as exc:
             self._unrepairable.add(folder)
             warnings.warn(
-                f"cache folder {folder} holds overlapping files and cannot be repaired "
+                f"cache folder {self.url(folder)} holds overlapping files and cannot be repaired "
                 f"({exc}); they are read without duplicating any block",
                 CacheWarning,
                 stacklevel=4,
@@ -558,7 +594,7 @@ class Cache:
 
     def _write(
         self,
-        path: Path,
+        path: PurePath,
         dataset: DatasetLike,
         table: pa.Table,
         expected: _Expected,
@@ -594,31 +630,31 @@ class Cache:
         )
         check = _content_check(footers.pop())
         tmp = path.with_name(f".{path.name}.{self._writer_tag}.tmp")
+        files = self.files
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            files.mkdir(path.parent)
             for _ in range(2):
                 with_check = table.replace_schema_metadata({**meta, _META_PREFIX + b"check": check.encode()})
-                pq.write_table(with_check, tmp, compression="zstd", metadata_collector=footers)
+                files.write_parquet(with_check, tmp, footers)
                 actual = _content_check(footers.pop())
                 if actual == check:
                     break
                 check = actual  # statistics differ between passes (never seen): record the file's own
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
             if skip_if is not None and skip_if():
-                tmp.unlink()
+                files.unlink(tmp)
                 return False
-            os.replace(tmp, path)
+            files.publish(tmp, path)
+            files.verify_published(path, check, _content_check)
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                files.unlink(tmp)
             reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
-            raise CacheError(f"cannot write cache file {path}: {reason}") from None
+            raise CacheError(f"cannot write cache file {self.url(path)}: {reason}") from None
         except BaseException:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                files.unlink(tmp)
             raise
-        _remove_orphans(path)
+        _remove_orphans(files, path)
         return True
 
 
@@ -630,22 +666,14 @@ class _Check(Protocol):
 
 
 def ensure_writable_folder(folder: Path, what: str) -> None:
-    """Create ``folder`` if needed and check that a file can be written in it.
+    """Create the local ``folder`` if needed and check that a file can be written in it.
 
     Raises
     ------
     CacheError
         ``"<what> <folder> is not usable: [Errno 30] Read-only file system"`` and the like.
     """
-    if folder.exists() and not folder.is_dir():
-        raise CacheError(f"{what} {folder} is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".hmyframe-probe.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise CacheError(f"{what} {folder} is not usable: {os_reason(exc)}") from None
+    LOCAL.ensure_writable(folder, what)
 
 
 def _host_tag() -> str:
@@ -654,30 +682,14 @@ def _host_tag() -> str:
     return name or "host"
 
 
-def os_reason(exc: OSError) -> str:
-    """An ``OSError`` as one line without a traceback: ``[Errno 30] Read-only file system``."""
-    text = exc.strerror or str(exc) or type(exc).__name__
-    return f"[Errno {exc.errno}] {text}" if exc.errno is not None else text
-
-
-def _listdir(folder: Path) -> list[Path]:
-    """Sorted entries of ``folder``; ``[]`` when it does not exist or is not a folder."""
-    try:
-        return sorted(folder.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as exc:
-        raise CacheError(f"cannot list cache folder {folder}: {os_reason(exc)}") from None
-
-
-def cover(candidates: list[tuple[int, int, Path]]) -> list[tuple[int, int, Path]]:
+def cover(candidates: list[tuple[int, int, _P]]) -> list[tuple[int, int, _P]]:
     """Range files ``(start, end, path)`` as a non-overlapping cover sorted by block.
 
     Where files overlap (two processes wrote the same blocks) the widest file wins; a file that
     only partly overlaps the one before it is used from the block after that one (its start is
     clipped), so each block is read from exactly one file.
     """
-    out: list[tuple[int, int, Path]] = []
+    out: list[tuple[int, int, _P]] = []
     for start, end, path in sorted(candidates, key=lambda c: (c[0], -(c[1] - c[0]))):
         if out and start <= out[-1][1]:
             if end <= out[-1][1]:
@@ -687,30 +699,30 @@ def cover(candidates: list[tuple[int, int, Path]]) -> list[tuple[int, int, Path]
     return out
 
 
-def _remove_orphans(path: Path) -> None:
+def _remove_orphans(files: Storage, path: PurePath) -> None:
     """Delete temporary files of ``path`` left by writers that died mid-write (killed exports).
 
     A file of a process of this machine is removed once that process is gone; a file of
     another machine (or of an unknown writer) only when it is older than :data:`ORPHAN_AGE`.
     A concurrent writer's file is left alone.
     """
-    for tmp in _listdir(path.parent):
+    for tmp in files.listdir(path.parent):
         m = _TMP_RE.match(tmp.name)
         if m is None or m["final"] != path.name:
             continue
-        if _orphaned(tmp, m["tag"]):
+        if _orphaned(files, tmp, m["tag"]):
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                files.unlink(tmp)
 
 
-def _orphaned(tmp: Path, tag: str) -> bool:
+def _orphaned(files: Storage, tmp: PurePath, tag: str) -> bool:
     parts = tag.split("-")
     pid_text = parts[0]
     here = len(parts) == 1 or (len(parts) == 3 and parts[1] == _host_tag())
     if here and pid_text.isdigit():
         return not _alive(int(pid_text))
     try:
-        return time.time() - tmp.stat().st_mtime > ORPHAN_AGE
+        return time.time() - files.stat(tmp).mtime > ORPHAN_AGE
     except OSError:
         return False
 
@@ -749,7 +761,7 @@ def _check_table(table: pa.Table, dataset: DatasetLike, expected: _Expected) -> 
                 )
 
 
-def _file_range(path: Path) -> tuple[int, int]:
+def _file_range(path: PurePath) -> tuple[int, int]:
     m = _RANGE_RE.match(path.name)
     return (int(m["start"]), int(m["end"])) if m else (-1, -1)
 
@@ -773,7 +785,7 @@ def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _gaps(
-    held: list[tuple[int, int]] | list[tuple[int, int, Path]], start: int, end: int
+    held: list[tuple[int, int]] | list[tuple[int, int, PurePath]], start: int, end: int
 ) -> list[tuple[int, int]]:
     """Sub-ranges of ``start..end`` that no range of ``held`` covers."""
     gaps: list[tuple[int, int]] = []
@@ -793,7 +805,7 @@ def _gaps(
     return gaps
 
 
-def _overlapping(ranges: list[tuple[int, int, Path]]) -> bool:
+def _overlapping(ranges: list[tuple[int, int, PurePath]]) -> bool:
     ordered = sorted(ranges)
     return any(b[0] <= a[1] for a, b in itertools.pairwise(ordered))
 
@@ -817,10 +829,12 @@ def _content_check(meta: pq.FileMetaData) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _inspect(path: Path, dataset: DatasetLike | None, expected: _Expected) -> tuple[Status, int | None, str]:
+def _inspect(
+    files: Storage, path: PurePath, dataset: DatasetLike | None, expected: _Expected
+) -> tuple[Status, int | None, str]:
     """Status, row count and problem of a cache file, reading only its footer."""
     try:
-        meta = pq.read_metadata(path)
+        meta = files.read_metadata(path)
     except (OSError, pa.ArrowException) as exc:
         return "corrupt", None, f"unreadable: {exc}"
     kv = meta.metadata or {}

@@ -17,7 +17,8 @@ The hierarchy::
     │   ├── InvalidParamsError         -32602
     │   └── NotFoundError              a block / transaction the node does not have
     ├── ResponseShapeError             the answer does not have the shape we expected
-    └── CacheError                     a cache file is stale, corrupt or unwritable
+    ├── CacheError                     a cache file is stale, corrupt or unwritable
+    └── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
 
 Every message names what was being done: the endpoint (with credentials and API keys
 redacted, see :func:`redact_url`), the method and its params, or the dataset, field and
@@ -34,6 +35,7 @@ __all__ = [
     "AddressError",
     "AmountError",
     "CacheError",
+    "ClusterError",
     "ConfigError",
     "ConnectionFailedError",
     "HTTPStatusError",
@@ -339,3 +341,8 @@ class ResponseShapeError(HmyframeError):
 
 class CacheError(HmyframeError):
     """A cache or output file or folder that cannot be read or written (or a corrupt cache file)."""
+
+
+class ClusterError(HmyframeError):
+    """A Dask task of a distributed export failed outside hmyframe: a worker died running it
+    too often (the scheduler's ``allowed-failures``), it was cancelled, or the cluster went away."""

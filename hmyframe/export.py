@@ -9,6 +9,12 @@ so the folder holds each block's rows once. Every file is written atomically; a 
 (a full disk) leaves no temporary file behind. Folders that cannot be written are reported
 before anything is fetched.
 
+With ``client=`` (a Dask ``distributed.Client``; ``--scheduler`` on the command line) the
+chunks of the range are Dask tasks run by the cluster's workers, each fetching, converting and
+writing its chunk into the shared output (see :mod:`hmyframe.scale`); the files are the same
+as a local export's. A Parquet output may be a URL (``memory://``, ``s3://bucket/prefix``...;
+see :mod:`hmyframe.storage`).
+
 Layout under the output folder (``pd.read_parquet(folder)``, ``pyarrow.dataset`` and DuckDB
 read a dataset folder directly)::
 
@@ -25,8 +31,8 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, Literal
 
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
@@ -39,6 +45,7 @@ from hmyframe.engine._public import ShardSpec, _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
+from hmyframe.storage import is_url
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -60,7 +67,7 @@ class ExportedDataset:
 
     name: str
     rows: int = 0
-    files: list[Path] = field(default_factory=list)
+    files: list[PurePath] = field(default_factory=list)
     bytes: int = 0
 
 
@@ -131,6 +138,7 @@ async def export(
     cache: str | os.PathLike[str] | None = None,
     options: FetchOptions | None = None,
     progress: bool | Callable[[int], None] = False,
+    client: Any = None,
 ) -> ExportSummary:
     """Export block-range datasets of ``start..end`` and/or a validator snapshot to disk.
 
@@ -147,13 +155,20 @@ async def export(
     block
         Block of the validator snapshot (``None``: the head).
     rpc, trace_rpc, options, progress
-        As for the fetchers (see :mod:`hmyframe.engine`).
+        As for the fetchers (see :mod:`hmyframe.engine`); ``rpc`` may list several endpoints
+        of one chain (``rpc=[url1, url2]``).
     out
         Output folder. For Parquet it *is* the cache root (default ``data/``), so exported
-        files are reused by later fetches; for CSV the CSV files go there and the Parquet
-        files to the cache (``cache``, default ``data/``).
+        files are reused by later fetches; it may be a URL (``memory://``, ``s3://...``; see
+        :mod:`hmyframe.storage`). For CSV the CSV files go there (a local folder) and the
+        Parquet files to the cache (``cache``, default ``data/``).
     format
         ``"parquet"`` or ``"csv"``.
+    client
+        A Dask ``distributed.Client``: the range's chunks become Dask tasks run by its
+        workers, which must all reach the endpoints and the output (a shared folder or a URL;
+        see :mod:`hmyframe.scale`). Progress is shown here, as chunks complete; snapshots are
+        fetched here. ``None`` (default): everything runs in this process.
 
     Returns
     -------
@@ -180,9 +195,18 @@ async def export(
     if range_names:
         parse_range(start, end)  # a spec that is not understood fails before any request
     spec = _shard_spec(shard)
-    root = Path(out) if out is not None and format == "parquet" else Path(cache) if cache else None
+    if format == "csv" and (is_url(out) or is_url(cache)):
+        raise ConfigError(
+            f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
+            "give format='parquet' to export to a URL"
+        )
+    root = out if out is not None and format == "parquet" else cache if cache else None
     store = Cache(root) if root is not None else Cache()
     csv_root = Path(out) if (format == "csv" and out is not None) else Path("export-csv")
+    if client is not None:
+        from hmyframe.scale import check_client
+
+        check_client(client)
     store.ensure_writable()
     if format == "csv":
         ensure_writable_folder(csv_root, "output folder")
@@ -196,6 +220,8 @@ async def export(
     snapshot_block: int | None = None
     ranges: dict[int, tuple[int, int]] = {}
     async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
+        if client is not None:
+            session.endpoint_spec()  # endpoints the workers can reach, checked before any request
         chain_id = await session.chain_id()
         if range_names:
             ids = await _shard_ids(session, spec)
@@ -205,9 +231,23 @@ async def export(
                     count(blocks)
                     bar.update(blocks)
 
-                ranges, _ = await fetch_shards(
-                    session, range_names, start, end, ids, progress=tick, on_plan=bar.plan, collect=False
-                )
+                if client is None:
+                    ranges, _ = await fetch_shards(
+                        session, range_names, start, end, ids, progress=tick, on_plan=bar.plan, collect=False
+                    )
+                else:
+                    from hmyframe.scale import export_ranges
+
+                    ranges = await export_ranges(
+                        session,
+                        client,
+                        range_names,
+                        start,
+                        end,
+                        ids,
+                        progress=tick,
+                        on_plan=bar.plan,
+                    )
         if snap_names:
             snapshot_block, _ = await fetch_snapshot(session, snap_names, block)
         chain_id = await session.chain_id()  # a fetch may have found the URL serving another chain
@@ -234,41 +274,45 @@ async def export(
                 lo, hi = max(start, c_start), min(end, c_end)
                 whole = (lo, hi) == (entry.start, entry.end)
                 if format == "csv":
-                    table = _read(path, dataset)
+                    table = _read(store, path, dataset)
                     if not whole:
                         table = _between(table, lo, hi)
-                    target = _write_csv(table, csv_folder / f"{name}__{lo:010d}_{hi:010d}.csv")
-                    rows = table.num_rows
+                    csv_file = _write_csv(table, csv_folder / f"{name}__{lo:010d}_{hi:010d}.csv")
+                    item.files.append(csv_file)
+                    item.rows += table.num_rows
+                    item.bytes += csv_file.stat().st_size
                 else:
-                    target = path
-                    rows = (entry.rows or 0) if whole else _between(_read(path, dataset), lo, hi).num_rows
-                item.files.append(target)
-                item.rows += rows
-                item.bytes += target.stat().st_size
+                    item.files.append(path)
+                    item.rows += (
+                        (entry.rows or 0) if whole else _between(_read(store, path, dataset), lo, hi).num_rows
+                    )
+                    item.bytes += entry.size
             if format == "csv":
                 _cut_earlier_csv(csv_folder, dataset, start, end, set(item.files))
         if name in SNAPSHOT_DATASETS:
             for entry in entries.values():
                 if entry.kind != "snapshot" or entry.start != snapshot_block:
                     continue
-                target = entry.path
                 if format == "csv":
-                    target = _write_csv(
-                        _read(entry.path, dataset),
+                    csv_file = _write_csv(
+                        _read(store, entry.path, dataset),
                         csv_root / entry.path.relative_to(store.root).with_suffix(".csv"),
                     )
-                item.files.append(target)
+                    item.files.append(csv_file)
+                    item.bytes += csv_file.stat().st_size
+                else:
+                    item.files.append(entry.path)
+                    item.bytes += entry.size
                 item.rows += entry.rows or 0
-                item.bytes += target.stat().st_size
         summary.datasets[name] = item
     return summary
 
 
-def _read(source: Path, dataset: ds.Dataset) -> pa.Table:
+def _read(store: Cache, source: PurePath, dataset: ds.Dataset) -> pa.Table:
     try:
-        return pq.read_table(source, schema=dataset.schema)
+        return store.files.read_table(source, dataset.schema)
     except (OSError, pa.ArrowException) as exc:
-        raise CacheError(f"cannot read {source}: {exc}") from exc
+        raise CacheError(f"cannot read {store.url(source)}: {exc}") from exc
 
 
 def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
@@ -321,7 +365,7 @@ def _read_csv(source: Path, dataset: ds.Dataset) -> pa.Table:
         ) from None
 
 
-def _cut_earlier_csv(folder: Path, dataset: ds.Dataset, start: int, end: int, written: set[Path]) -> None:
+def _cut_earlier_csv(folder: Path, dataset: ds.Dataset, start: int, end: int, written: set[PurePath]) -> None:
     """Cut CSV files of earlier exports in ``folder`` down to their blocks outside ``start..end``.
 
     An earlier export with other chunk boundaries left files overlapping the range just

@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any, Literal
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from hmyframe import datasets as ds
 from hmyframe.cache import cover, default_root
@@ -31,32 +31,35 @@ from hmyframe.datasets._base import one_of, one_values
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.errors import CacheError, ConfigError, short_repr
+from hmyframe.storage import Storage, open_storage
 
-__all__ = ["read"]
+__all__ = ["Part", "read"]
 
 _CHAIN = re.compile(r"[0-9a-f]{16}")
 _SHARD = re.compile(r"shard(\d+)")
 
 
-def _shard_folders(root: Path, name: str) -> list[Path]:
+def _shard_folders(files: Storage, root: PurePath, name: str) -> list[PurePath]:
     """Every ``<name>/shard<S>`` folder at or below ``root``."""
     if _SHARD.fullmatch(root.name) and root.parent.name == name:
         return [root]
     if root.name == name:
-        return sorted(p for p in root.glob("shard*") if p.is_dir() and _SHARD.fullmatch(p.name))
+        return sorted(p for p in files.listdir(root) if _SHARD.fullmatch(p.name) and files.is_dir(p))
     return sorted(
         p
-        for p in root.glob(f"**/{name}/shard*")
-        if p.is_dir() and _SHARD.fullmatch(p.name) and p.parent.name == name
+        for p in files.glob(root, f"**/{name}/shard*")
+        if _SHARD.fullmatch(p.name) and p.parent.name == name and files.is_dir(p)
     )
 
 
-def _files(folder: Path, name: str) -> tuple[list[tuple[int, int, Path]], dict[int, Path]]:
+def _files(
+    files: Storage, folder: PurePath, name: str
+) -> tuple[list[tuple[int, int, PurePath]], dict[int, PurePath]]:
     """Range files ``(start, end, path)`` (Parquet before CSV) and snapshot files by block."""
-    ranges: list[tuple[int, int, Path]] = []
-    snapshots: dict[int, Path] = {}
+    ranges: list[tuple[int, int, PurePath]] = []
+    snapshots: dict[int, PurePath] = {}
     pattern = re.compile(rf"{re.escape(name)}__(?:(\d{{10}})_(\d{{10}})|at_(\d{{10}}))\.(parquet|csv)")
-    for path in sorted(folder.iterdir(), key=lambda p: (p.suffix != ".parquet", p.name)):
+    for path in sorted(files.listdir(folder), key=lambda p: (p.suffix != ".parquet", p.name)):
         m = pattern.fullmatch(path.name)
         if m is None:
             continue
@@ -67,23 +70,27 @@ def _files(folder: Path, name: str) -> tuple[list[tuple[int, int, Path]], dict[i
     return ranges, snapshots
 
 
-def _load(path: Path, dataset: ds.Dataset) -> pa.Table:
+def _load(files: Storage, path: PurePath, dataset: ds.Dataset) -> pa.Table:
     """One file as a table of exactly the dataset's schema."""
+    where = files.url(path)
     try:
         if path.suffix == ".csv":
-            table = pacsv.read_csv(
-                path,
-                convert_options=pacsv.ConvertOptions(
-                    column_types=dataset.schema, strings_can_be_null=True, quoted_strings_can_be_null=False
-                ),
-            )
+            with files.open(path) as fh:
+                table = pacsv.read_csv(
+                    fh,
+                    convert_options=pacsv.ConvertOptions(
+                        column_types=dataset.schema,
+                        strings_can_be_null=True,
+                        quoted_strings_can_be_null=False,
+                    ),
+                )
         else:
-            table = pq.read_table(path)
+            table = files.read_table(path)
             written_for = (table.schema.metadata or {}).get(b"hmyframe.dataset")
             if written_for is not None and written_for.decode() != dataset.name:
-                raise CacheError(f"{path} holds the {written_for.decode()} dataset, not {dataset.name}")
+                raise CacheError(f"{where} holds the {written_for.decode()} dataset, not {dataset.name}")
     except (OSError, pa.ArrowException) as exc:
-        raise CacheError(f"cannot read {path}: {exc}") from exc
+        raise CacheError(f"cannot read {where}: {exc}") from exc
     columns = []
     for f in dataset.schema:
         base = one_of(f)
@@ -91,23 +98,62 @@ def _load(path: Path, dataset: ds.Dataset) -> pa.Table:
             try:
                 columns.append(table[f.name].cast(f.type))
             except pa.ArrowException as exc:
-                raise CacheError(f"{path}: column {f.name} is not {f.type}: {exc}") from exc
+                raise CacheError(f"{where}: column {f.name} is not {f.type}: {exc}") from exc
         elif base is not None and base in table.column_names:
             columns.append(one_values(table[base].cast(dataset.schema.field(base).type)))
         else:
             raise CacheError(
-                f"{path} has no column {f.name!r}: it was written for another version of the "
+                f"{where} has no column {f.name!r}: it was written for another version of the "
                 f"{dataset.name} dataset; fetch its blocks again"
             )
     return pa.Table.from_arrays(columns, schema=dataset.schema)
 
 
-def _chain_of(folder: Path) -> str:
+@dataclass(frozen=True)
+class Part:
+    """One file of a read, and which of its rows to keep (picklable: a Dask partition each).
+
+    Attributes
+    ----------
+    files
+        Its storage.
+    path
+        The file.
+    dataset
+        Dataset name.
+    lo, hi
+        Keep blocks ``lo..hi`` (the part of the file in the cache's non-overlapping cover);
+        ``None`` for a snapshot.
+    bounds
+        ``(start, end, last)`` of :func:`read` to filter rows by, or ``None``.
+    """
+
+    files: Storage
+    path: PurePath
+    dataset: str
+    lo: int | None = None
+    hi: int | None = None
+    bounds: tuple[Any, Any, int] | None = None
+
+    def table(self) -> pa.Table:
+        """The part's rows."""
+        spec = ds.get(self.dataset)
+        table = _load(self.files, self.path, spec)
+        if self.lo is not None and self.hi is not None:
+            numbers = table["block_number"]
+            table = table.filter(pc.and_(pc.greater_equal(numbers, self.lo), pc.less_equal(numbers, self.hi)))
+        if self.bounds is not None:
+            start, end, last = self.bounds
+            table = _filter(table, start, end, last, self.dataset)
+        return table
+
+
+def _chain_of(folder: PurePath) -> str:
     chain = folder.parent.parent.name
     return chain if _CHAIN.fullmatch(chain) else str(folder.parent.parent)
 
 
-def _select_shards(found: dict[int, Path], shard: object, name: str) -> list[int]:
+def _select_shards(found: dict[int, PurePath], shard: object, name: str) -> list[int]:
     if shard is None or shard == "all":
         return sorted(found)
     wanted = [shard] if not isinstance(shard, Sequence) or isinstance(shard, str) else list(shard)
@@ -121,11 +167,10 @@ def _select_shards(found: dict[int, Path], shard: object, name: str) -> list[int
     return out
 
 
-def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -> pa.Table:
-    """Rows of ``start..end`` (block numbers, relative specs against ``last``, or times)."""
+def _bounds(start: object, end: object, last: int) -> tuple[int | None, int | None, list[tuple[str, int]]]:
+    """Block bounds ``(lo, hi)`` (``None``: open) of ``start..end`` (relative specs against
+    ``last``), and the time bounds ``(kind, unix seconds)``."""
     first_bound, last_bound = parse_range(start, end)
-    numbers = table["block_number"]
-    mask = pc.is_valid(numbers)
     times: list[tuple[str, int]] = []
     lo = hi = None
     for bound, side in ((first_bound, "start"), (last_bound, "end")):
@@ -141,6 +186,14 @@ def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -
         lo = max(0, (hi if hi is not None else last) - first_bound.value + 1)
     if last_bound is not None and last_bound.kind == "forward":
         hi = (lo or 0) + last_bound.value - 1
+    return lo, hi, times
+
+
+def _filter(table: pa.Table, start: object, end: object, last: int, name: str) -> pa.Table:
+    """Rows of ``start..end`` (block numbers, relative specs against ``last``, or times)."""
+    lo, hi, times = _bounds(start, end, last)
+    numbers = table["block_number"]
+    mask = pc.is_valid(numbers)
     if lo is not None:
         mask = pc.and_(mask, pc.greater_equal(numbers, lo))
     if hi is not None:
@@ -165,6 +218,7 @@ def read(
     block: int | None = None,
     chain: str | None = None,
     output: Output = "pandas",
+    engine: Literal["pandas", "dask"] = "pandas",
 ) -> Any:
     """Read one dataset back from a cache or export folder (Parquet or CSV), never mixing datasets.
 
@@ -174,8 +228,9 @@ def read(
         The dataset to read (``hmyframe.DATASETS``); only its own files are read.
     path
         The folder: an export's ``--out`` or a cache root (it holds ``<chain_id>/`` folders), a
-        chain folder, a dataset folder or a shard folder. Default: the cache root (``data/``
-        or ``$HMYFRAME_CACHE``).
+        chain folder, a dataset folder or a shard folder; or a URL (``memory://``,
+        ``s3://bucket/prefix``... through fsspec). Default: the cache root (``data/`` or
+        ``$HMYFRAME_CACHE``).
     shard
         ``"all"`` (default: every shard present), a shard id or a list of ids.
     start, end
@@ -188,10 +243,15 @@ def read(
         The chain folder (``hmyframe cache ls`` shows them) when ``path`` holds several chains.
     output
         ``"pandas"`` (default; exact amounts in the ``atto`` dtype), ``"arrow"`` or ``"polars"``.
+    engine
+        ``"pandas"`` (default): read now, into memory. ``"dask"``: a lazy Dask DataFrame with
+        one partition per file (needs ``hmyframe[dask]``), the same columns and dtypes as
+        the pandas frame (the ``atto`` dtype included, in its ``meta`` too), for folders
+        larger than memory; ``output`` must then be ``"pandas"``.
 
     Returns
     -------
-    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
+    pandas.DataFrame (or pyarrow.Table / polars DataFrame / dask DataFrame)
         The dataset's columns, shard after shard, in block order.
 
     Raises
@@ -208,45 +268,65 @@ def read(
     """
     spec = ds.get(dataset)
     check_output(output)
-    root = Path(path) if path is not None else default_root()
-    if not root.is_dir():
-        raise ConfigError(f"{root} is not a folder")
+    if engine not in ("pandas", "dask"):
+        raise ConfigError(f"engine must be 'pandas' or 'dask', got {short_repr(engine)}")
+    if engine == "dask" and output != "pandas":
+        raise ConfigError(
+            f"engine='dask' gives a Dask DataFrame of pandas partitions: output must be 'pandas', got {output!r}"
+        )
+    files, root = open_storage(path if path is not None else default_root())
+    if engine == "dask" and isinstance(root, Path):
+        root = root.absolute()  # the partitions may be read by workers in other folders
+    where = files.url(root)
+    if not files.is_dir(root):
+        raise ConfigError(f"{where} is not a folder")
     kind = spec.fetched_by
     if kind == "snapshot" and (start is not None or end is not None):
         raise ConfigError(f"{dataset} is a snapshot dataset: give block=, not start / end")
     if kind != "snapshot" and block is not None:
         raise ConfigError(f"{dataset} is not a snapshot dataset: give start / end, not block=")
-    folders = _shard_folders(root, dataset)
+    folders = _shard_folders(files, root, dataset)
     chains = sorted({_chain_of(f) for f in folders})
     if chain is not None:
         folders = [f for f in folders if _chain_of(f) == chain]
         if not folders:
-            raise ConfigError(f"no {dataset} files of chain {chain!r} under {root}; chains present: {chains}")
+            raise ConfigError(
+                f"no {dataset} files of chain {chain!r} under {where}; chains present: {chains}"
+            )
     elif len(chains) > 1:
-        raise ConfigError(f"{root} holds {dataset} files of several chains {chains}: choose one with chain=")
+        raise ConfigError(f"{where} holds {dataset} files of several chains {chains}: choose one with chain=")
     if not folders:
-        raise ConfigError(f"no {dataset} files under {root}")
+        raise ConfigError(f"no {dataset} files under {where}")
+    if start is not None or end is not None:
+        parse_range(start if start is not None else 0, end)  # a spec that is not understood fails here
     found = {int(_SHARD.fullmatch(f.name)[1]): f for f in folders}  # type: ignore[index]
-    tables: list[pa.Table] = []
+    parts: list[Part] = []
     for s in _select_shards(found, shard, dataset):
-        ranges, snapshots = _files(found[s], dataset)
+        ranges, snapshots = _files(files, found[s], dataset)
         if kind == "snapshot" or (snapshots and not ranges):
             blocks = sorted(snapshots) if block is None else [block]
             for b in blocks:
                 if b not in snapshots:
                     raise ConfigError(f"no {dataset} snapshot at block {b}; snapshots: {sorted(snapshots)}")
-                tables.append(_load(snapshots[b], spec))
+                parts.append(Part(files, snapshots[b], dataset))
             continue
-        parts = []
-        for c_start, c_end, file in cover(ranges):
-            table = _load(file, spec)
-            if c_start > int(file.stem.split("__")[1].split("_")[0]):  # clipped by an overlapping file
-                table = table.filter(pc.greater_equal(table["block_number"], c_start))
-            parts.append(table.filter(pc.less_equal(table["block_number"], c_end)))
-        shard_table = pa.concat_tables(parts) if parts else spec.schema.empty_table()
+        bounds = None
+        first, final = 0, None
         if start is not None or end is not None:
             last = max((e for _, e, _ in ranges), default=0)
-            shard_table = _filter(shard_table, start if start is not None else 0, end, last, dataset)
-        tables.append(shard_table)
+            bounds = (start if start is not None else 0, end, last)
+            low, high, _ = _bounds(*bounds)
+            first, final = low or 0, high
+        parts.extend(
+            Part(files, file, dataset, lo, hi, bounds)
+            for lo, hi, file in cover(ranges)
+            if hi >= first
+            and (final is None or lo <= final)  # files wholly outside the blocks asked are not read
+        )
+    if engine == "dask":
+        from hmyframe.scale import read_dask
+
+        return read_dask(parts, spec)
+    tables = [part.table() for part in parts]
     table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
     return to_output(table, output)

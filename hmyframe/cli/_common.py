@@ -33,8 +33,12 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
     group = parser.add_argument_group("node")
     group.add_argument(
         "--rpc",
+        action="append",
         default=None,
-        help="node URL, or 'devnet' for the embedded devnet (default: $HMYFRAME_RPC, else https://api.s0.t.hmny.io)",
+        metavar="URL",
+        help="node URL, or 'devnet' for the embedded devnet (default: $HMYFRAME_RPC, else "
+        "https://api.s0.t.hmny.io); repeat it for several endpoints of one chain: requests are spread "
+        "over them by speed, a failing one is set aside and tried again later",
     )
     group.add_argument(
         "--timeout",
@@ -64,7 +68,10 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
         "--max-in-flight", type=int, default=8, help="HTTP requests in flight at once (default 8)"
     )
     group.add_argument(
-        "--rps", type=float, default=None, help="cap on HTTP requests per second (default none)"
+        "--rps",
+        type=float,
+        default=None,
+        help="cap on HTTP requests per second to each endpoint, all workers together (default none)",
     )
     group.add_argument(
         "--strategy",
@@ -98,8 +105,11 @@ def _retries(text: str) -> int:
 
 
 def rpc_target(args: argparse.Namespace) -> object:
-    """What ``--rpc`` names: a URL, ``"devnet"`` or ``None`` (the default endpoint)."""
+    """What ``--rpc`` names: a URL, ``"devnet"``, a list of URLs (``--rpc`` repeated) or ``None``
+    (the default endpoint)."""
     value: Any = args.rpc
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else value
     return value
 
 

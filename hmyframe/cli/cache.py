@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 from typing import Any
 
 from hmyframe import datasets as ds
@@ -25,12 +26,12 @@ def register(subparsers: Any) -> None:
 
 def _checked_cache(args: argparse.Namespace) -> Cache:
     """The cache the arguments name, refusing a root that is a file and unknown filters."""
-    root = default_root() if args.dir is None else Cache(args.dir).root
-    if root.exists() and not root.is_dir():
+    cache = Cache(default_root() if args.dir is None else args.dir)
+    root = cache.url()
+    if isinstance(cache.root, Path) and cache.root.exists() and not cache.root.is_dir():
         raise ConfigError(f"cache root {root} is a file, not a folder (--dir / $HMYFRAME_CACHE)")
     if args.dataset is not None and args.dataset not in ds.DATASETS:
         raise ConfigError(f"unknown dataset {args.dataset!r} (--dataset); datasets: {', '.join(ds.DATASETS)}")
-    cache = Cache(root)
     if args.chain is not None:
         if not re.fullmatch(r"[0-9a-f]{16}", args.chain):
             raise ConfigError(
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     cache = _checked_cache(args)
     if args.action == "clear":
         removed = cache.clear(args.chain, args.dataset)
-        print(f"removed {removed} files from {cache.root}")
+        print(f"removed {removed} files from {cache.url()}")
         return 0
     entries = cache.entries(args.chain, args.dataset)
     if not entries:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             )
             if p
         )
-        print(f"{cache.root}: no files {what}" if what else f"{cache.root}: empty")
+        print(f"{cache.url()}: no files {what}" if what else f"{cache.url()}: empty")
         return 0
     groups: dict[tuple[str, str, int], list[Any]] = {}
     for entry in entries:

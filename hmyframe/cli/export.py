@@ -9,7 +9,8 @@ from typing import Any
 from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
 from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
-from hmyframe.export import export
+from hmyframe.errors import ConfigError
+from hmyframe.export import ExportSummary, export
 
 __all__ = ["register", "run", "shard_list"]
 
@@ -69,27 +70,55 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar (it is off anyway when piped)"
     )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the chunks as Dask tasks: 'local' (a cluster of worker processes on this machine) or a "
+        "scheduler address such as tcp://host:8786 (needs hmyframe[dask]; workers must reach the "
+        "endpoints and --out)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes of --scheduler local (default: one per CPU)",
+    )
     add_rpc_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the export and print its summary."""
-    summary = run_sync(
-        export(
-            [d.strip() for d in args.datasets.split(",") if d.strip()],
-            args.start,
-            args.end,
-            args.shard,
-            block=args.block,
-            rpc=rpc_target(args),
-            trace_rpc=args.trace_rpc,
-            out=args.out,
-            format=args.format,
-            options=fetch_options(args),
-            progress=not args.no_progress,
+    """Run the export (on a Dask cluster with ``--scheduler``) and print its summary."""
+
+    def job(client: Any) -> ExportSummary:
+        return run_sync(
+            export(
+                [d.strip() for d in args.datasets.split(",") if d.strip()],
+                args.start,
+                args.end,
+                args.shard,
+                block=args.block,
+                rpc=rpc_target(args),
+                trace_rpc=args.trace_rpc,
+                out=args.out,
+                format=args.format,
+                options=fetch_options(args),
+                progress=not args.no_progress,
+                client=client,
+            )
         )
-    )
+
+    if args.scheduler is None:
+        if args.workers is not None:
+            raise ConfigError("--workers sizes the local Dask cluster of --scheduler local")
+        summary = job(None)
+    else:
+        from hmyframe.scale import connect
+
+        with connect(args.scheduler, workers=args.workers) as client:
+            summary = job(client)
     for line in summary.lines():
         print(line)
     sys.stdout.flush()

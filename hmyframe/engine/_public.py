@@ -133,7 +133,9 @@ PARAMETERS: dict[str, str] = {
         "open :class:`~hmyframe.Client`, or an open :class:`~hmyframe.Session` (then its client, "
         "cache and options are used and ``cache`` / ``options`` here are ignored). Default: "
         "``$HMYFRAME_RPC``, else the public mainnet endpoint. Other shards are reached at the "
-        "URLs the node lists (``hmy_getShardingStructure``)."
+        "URLs the node lists (``hmy_getShardingStructure``). A list of URLs (or Devnets) names "
+        "several endpoints of one chain: calls are spread over them by speed, a failing one is "
+        "set aside and tried again later, each one's chain is checked before use."
     ),
     "trace_rpc": (
         "URL serving ``trace_*`` (an archival / trace node), or ``{shard: url}``. Default: "

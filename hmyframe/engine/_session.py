@@ -17,13 +17,13 @@ import operator
 import os
 import threading
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from hmyframe.cache import Cache
 from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
 from hmyframe.rpc import Client, RetryPolicy
+from hmyframe.rpc.pool import EndpointPool
 
 if TYPE_CHECKING:
     from hmyframe.devnet import Devnet
@@ -80,7 +80,9 @@ class FetchOptions:
     max_concurrent_chunks
         Chunks fetched at the same time.
     max_in_flight, batch_size, requests_per_second, timeout, retry
-        Passed to :class:`~hmyframe.rpc.Client`.
+        Passed to :class:`~hmyframe.rpc.Client`. With several endpoints (``rpc=[...]``),
+        ``max_in_flight`` and ``requests_per_second`` hold for each endpoint, and ``retry``
+        for a call through the pool (:class:`~hmyframe.rpc.pool.EndpointPool`).
     validator_pacing
         ``(rate, burst)`` pacing of validator-information pages (the node allows 1/s, burst 3).
     """
@@ -168,12 +170,37 @@ class _Resolved:
     trace_url: str | dict[int, str] | None
     shard_urls: dict[int, str] | None
     chain_id: str | None
-    client: Client | None
+    client: Client | EndpointPool | None
+    #: further endpoints of the same chain (``rpc=[...]``): (url, shard urls)
+    more: list[tuple[str, dict[int, str] | None]] = field(default_factory=list)
 
 
 def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
     from hmyframe.devnet import Devnet
 
+    if isinstance(rpc, list | tuple):
+        if not rpc:
+            raise ConfigError("rpc is an empty list: give at least one endpoint URL")
+        parts = [_resolve(item, trace_rpc) for item in rpc]
+        if any(
+            p.client is not None or isinstance(item, list | tuple) for p, item in zip(parts, rpc, strict=True)
+        ):
+            raise ConfigError(
+                f"a list of endpoints takes URLs, 'devnet' and Devnets (not Clients or lists), got {short_repr(rpc)}"
+            )
+        first = parts[0]
+        if len(parts) == 1:
+            return first
+        known = {p.chain_id for p in parts}
+        chain_id = first.chain_id if len(known) == 1 else None  # all devnets of one chain: first-hand
+        return _Resolved(
+            first.url,
+            first.trace_url,
+            first.shard_urls,
+            chain_id,
+            None,
+            [(p.url, p.shard_urls) for p in parts[1:]],
+        )
     if rpc is None:
         rpc = os.environ.get("HMYFRAME_RPC") or DEFAULT_RPC
     if rpc == "devnet":
@@ -182,11 +209,12 @@ def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
         chain_id = chain_id_from_hash(rpc.chain.genesis_hash(0))
         traces = dict(enumerate(rpc.trace_urls)) if trace_rpc is None else trace_rpc
         return _Resolved(rpc.url, traces, dict(enumerate(rpc.urls)), chain_id, None)
-    if isinstance(rpc, Client):
+    if isinstance(rpc, Client | EndpointPool):
         return _Resolved(rpc.url, None, None, None, rpc)
     if not isinstance(rpc, str) or not rpc.startswith(("http://", "https://")):
         raise ConfigError(
-            f"rpc must be an http(s) URL, 'devnet', a Devnet or a Client, got {short_repr(rpc)}"
+            "rpc must be an http(s) URL, 'devnet', a Devnet, a Client or a list of URLs / Devnets "
+            f"(several endpoints of one chain), got {short_repr(rpc)}"
         )
     if trace_rpc is None:
         trace_rpc = os.environ.get("HMYFRAME_TRACE_RPC") or (
@@ -202,8 +230,11 @@ class Session:
     ----------
     rpc
         A node URL, ``"devnet"`` (the embedded devnet), a running
-        :class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client` (used as
-        is, not closed). Default: ``$HMYFRAME_RPC``, else the public mainnet shard-0 endpoint.
+        :class:`~hmyframe.devnet.Devnet`, or an open :class:`~hmyframe.rpc.Client` or
+        :class:`~hmyframe.rpc.pool.EndpointPool` (used as is, not closed). Default: ``$HMYFRAME_RPC``, else the public mainnet shard-0 endpoint.
+        A list of URLs (or Devnets) names several endpoints of one chain: calls are spread
+        over them by measured speed, a failing one is set aside and tried again later, and
+        each one's chain is checked before use (:class:`~hmyframe.rpc.pool.EndpointPool`).
     trace_rpc
         URL (or ``{shard: url}``) serving ``trace_*``. Default: ``$HMYFRAME_TRACE_RPC``; the
         devnet's trace ports for a devnet; the public archival endpoint for mainnet.
@@ -238,11 +269,11 @@ class Session:
         elif isinstance(cache, Cache):
             self.cache = cache
         elif isinstance(cache, str | os.PathLike):
-            self.cache = Cache(Path(cache))
+            self.cache = Cache(cache)  # a folder, or a URL (see hmyframe.storage)
         else:
             raise ConfigError(f"cache must be True, False, a folder or a Cache, got {short_repr(cache)}")
         self._owns_client = self._resolved.client is None
-        self._client: Client | None = self._resolved.client
+        self._client: Client | EndpointPool | None = self._resolved.client
         self._heads: dict[int, int] = {}
         # the chain id was learnt first-hand (devnet object, or asked by this session)
         self._chain_checked = self._resolved.chain_id is not None
@@ -252,9 +283,31 @@ class Session:
         """The home URL (redact it before showing it)."""
         return self._resolved.url
 
+    def endpoint_spec(self) -> tuple[str | list[str], str | dict[int, str] | None]:
+        """``(rpc, trace_rpc)`` naming this session's endpoints by URL, as resolved from its
+        ``rpc`` / ``trace_rpc`` and the environment: what a session in another process (a Dask
+        worker) needs to reach the same endpoints.
+
+        Raises
+        ------
+        ConfigError
+            If the session was given an open :class:`~hmyframe.rpc.Client` (its endpoints
+            cannot be handed on).
+        """
+        resolved = self._resolved
+        if resolved.client is not None:
+            raise ConfigError(
+                "a session made from an open Client cannot hand its endpoints to other processes: "
+                "give rpc= as URLs (or 'devnet', a Devnet)"
+            )
+        trace = dict(resolved.trace_url) if isinstance(resolved.trace_url, dict) else resolved.trace_url
+        if resolved.more:
+            return [resolved.url, *(url for url, _ in resolved.more)], trace
+        return resolved.url, trace
+
     @property
-    def client(self) -> Client:
-        """The open client."""
+    def client(self) -> Client | EndpointPool:
+        """The open client (an :class:`~hmyframe.rpc.pool.EndpointPool` for several endpoints)."""
         if self._client is None:
             raise ConfigError("the session is not open: use `async with Session(...) as session`")
         return self._client
@@ -262,17 +315,34 @@ class Session:
     async def __aenter__(self) -> Session:
         if self._owns_client:
             opts = self.options
-            self._client = Client(
-                self._resolved.url,
-                trace_url=self._resolved.trace_url,
-                shard_urls=self._resolved.shard_urls,
-                max_in_flight=opts.max_in_flight,
-                batch_size=opts.batch_size,
-                requests_per_second=opts.requests_per_second,
-                timeout=opts.timeout,
-                retry=opts.retry,
-                validator_pacing=opts.validator_pacing,
-            )
+            resolved = self._resolved
+
+            def client(
+                url: str,
+                trace: str | dict[int, str] | None,
+                shards: dict[int, str] | None,
+                retry: RetryPolicy,
+            ) -> Client:
+                return Client(
+                    url,
+                    trace_url=trace,
+                    shard_urls=shards,
+                    max_in_flight=opts.max_in_flight,
+                    batch_size=opts.batch_size,
+                    requests_per_second=opts.requests_per_second,
+                    timeout=opts.timeout,
+                    retry=retry,
+                    validator_pacing=opts.validator_pacing,
+                )
+
+            if resolved.more:
+                # the pool retries on the other endpoints: its members try each call once
+                once = replace(opts.retry, attempts=1)
+                members = [client(resolved.url, resolved.trace_url, resolved.shard_urls, once)]
+                members += [client(url, None, shards, once) for url, shards in resolved.more]
+                self._client = EndpointPool(members, retry=opts.retry)
+            else:
+                self._client = client(resolved.url, resolved.trace_url, resolved.shard_urls, opts.retry)
             await self._client.__aenter__()
         return self
 

@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import run
+from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staking_history
 from hmyframe.engine._session import FetchOptions, Session, block_arg
@@ -371,33 +371,4 @@ async def staking_report_async(
     return write(page, path)
 
 
-def staking_report(
-    out: str | os.PathLike[str],
-    *,
-    rpc: object = None,
-    block: int | None = None,
-    compare: int | None = None,
-    history: int | None = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: bool | Callable[[int], None] = False,
-) -> Path:
-    """Synchronous twin of :func:`staking_report_async` (same arguments): fetch and write the
-    staking report, return the file's path.
-
-    Examples
-    --------
-    >>> hmyframe.report.staking_report("staking.html", rpc="devnet", history=5)  # doctest: +SKIP
-    """
-    return run(
-        staking_report_async(
-            out,
-            rpc=rpc,
-            block=block,
-            compare=compare,
-            history=history,
-            cache=cache,
-            options=options,
-            progress=progress,
-        )
-    )
+staking_report = blocking_twin(staking_report_async, "staking_report")

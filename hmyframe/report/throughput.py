@@ -17,12 +17,13 @@ import pandas as pd
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import run
+from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
+from hmyframe.engine._public import _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import fetch_shards
-from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.errors import ConfigError, redact_url, short_repr
+from hmyframe.engine._session import FetchOptions, Session
+from hmyframe.errors import redact_url
 from hmyframe.metrics._values import floats
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
@@ -201,16 +202,6 @@ def render(
     return page
 
 
-async def _shard_ids(session: Session, shard: ShardArg) -> list[int]:
-    if shard == "all":
-        return await session.shard_ids()
-    if isinstance(shard, str):
-        raise ConfigError(f"shard must be a shard number, a list of them or 'all', got {short_repr(shard)}")
-    if isinstance(shard, int):
-        return [block_arg(shard, "shard")]
-    return sorted({block_arg(s, "shard") for s in shard})
-
-
 async def throughput_report_async(
     out: str | os.PathLike[str],
     start: object,
@@ -246,11 +237,11 @@ async def throughput_report_async(
     """
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
+    spec = _shard_spec(shard)
     names = ["blocks", "transactions", "staking_transactions"]
     async with Session(rpc, cache=cache, options=options) as session:
-        ids = await _shard_ids(session, shard)
-        label = f"throughput shard{'s' if len(ids) > 1 else ''} {','.join(map(str, ids))}"
-        with Progress.make(progress, label) as bar:
+        ids = await _shard_ids(session, spec)
+        with Progress.make(progress, _label("throughput", ids)) as bar:
             # every shard at once, each resolved and cached as if fetched alone
             _, tables = await fetch_shards(
                 session, names, start, end, ids, progress=bar.update, on_plan=bar.plan
@@ -263,35 +254,4 @@ async def throughput_report_async(
     return write(page, path)
 
 
-def throughput_report(
-    out: str | os.PathLike[str],
-    start: object,
-    end: object = None,
-    *,
-    shard: ShardArg = "all",
-    freq: str = "auto",
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: bool | Callable[[int], None] = False,
-) -> Path:
-    """Synchronous twin of :func:`throughput_report_async` (same arguments): fetch and write
-    the throughput report, return the file's path.
-
-    Examples
-    --------
-    >>> hmyframe.report.throughput_report("tp.html", 1000, 1999, rpc="devnet")  # doctest: +SKIP
-    """
-    return run(
-        throughput_report_async(
-            out,
-            start,
-            end,
-            shard=shard,
-            freq=freq,
-            rpc=rpc,
-            cache=cache,
-            options=options,
-            progress=progress,
-        )
-    )
+throughput_report = blocking_twin(throughput_report_async, "throughput_report")

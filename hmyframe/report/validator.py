@@ -17,7 +17,7 @@ import pandas as pd
 
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import run
+from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine._history import StakingHistory, fetch_staking_history
 from hmyframe.engine._session import FetchOptions, Session, block_arg
@@ -290,24 +290,4 @@ async def validator_report_async(
     return write(render(address, history, source=source), path)
 
 
-def validator_report(
-    out: str | os.PathLike[str],
-    address: str,
-    *,
-    epochs: int = 10,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: bool | Callable[[int], None] = False,
-) -> Path:
-    """Synchronous twin of :func:`validator_report_async` (same arguments).
-
-    Examples
-    --------
-    >>> hmyframe.report.validator_report("v.html", "one1...", rpc="devnet")  # doctest: +SKIP
-    """
-    return run(
-        validator_report_async(
-            out, address, epochs=epochs, rpc=rpc, cache=cache, options=options, progress=progress
-        )
-    )
+validator_report = blocking_twin(validator_report_async, "validator_report")

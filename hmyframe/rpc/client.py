@@ -590,6 +590,15 @@ class Client:
         """The retry policy in use."""
         return self._retry
 
+    @property
+    def max_in_flight(self) -> int:
+        """Most HTTP requests in flight at once."""
+        return self._max_in_flight
+
+    def batch_cap(self, method: str) -> int:
+        """Most calls of ``method`` sent in one HTTP request (1: always alone)."""
+        return self._lane(method)[1]
+
     # ------------------------------------------------------------------ routing
 
     async def shards(self) -> list[ShardInfo]:

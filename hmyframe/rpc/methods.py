@@ -40,6 +40,7 @@ from hmyframe.rpc._check import is_int
 
 if TYPE_CHECKING:
     from hmyframe.rpc.client import Client
+    from hmyframe.rpc.pool import EndpointPool
 
 __all__ = [
     "GET_BLOCKS_MAX",
@@ -164,7 +165,7 @@ class Methods:
         ``1`` for the ``hmy_`` methods, ``2`` for ``hmyv2_``.
     """
 
-    def __init__(self, client: Client, version: Literal[1, 2]) -> None:
+    def __init__(self, client: Client | EndpointPool, version: Literal[1, 2]) -> None:
         if version not in (1, 2):
             raise ConfigError(f"version must be 1 (hmy_) or 2 (hmyv2_), got {short_repr(version)}")
         self._client = client

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -10,33 +9,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pytest
+from cache_helpers import CHAIN, DS, SCHEMA, FakeDataset, rows
 
 from hmyframe.cache import Cache, CacheWarning
 from hmyframe.errors import CacheError, ConfigError
-
-CHAIN = "0123456789abcdef"
-
-
-@dataclass(frozen=True)
-class FakeDataset:
-    name: str
-    schema: pa.Schema
-    fingerprint: str
-
-
-SCHEMA = pa.schema([pa.field("block_number", pa.int64()), pa.field("value", pa.decimal128(38, 0))])
-DS = FakeDataset("transactions", SCHEMA, "fp-1")
-
-
-def rows(start: int, end: int, per_block: int = 2) -> pa.Table:
-    numbers = [b for b in range(start, end + 1) for _ in range(per_block)]
-    return pa.table(
-        {
-            "block_number": pa.array(numbers, pa.int64()),
-            "value": pa.array([10**25 + n for n in numbers], pa.decimal128(38, 0)),
-        },
-        schema=SCHEMA,
-    )
 
 
 def test_missing_reports_gaps_around_cached_ranges(tmp_path: Path) -> None:

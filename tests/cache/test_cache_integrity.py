@@ -8,7 +8,6 @@ the cache must notice from the footer alone and never hand out a block's rows tw
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -16,32 +15,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cache_helpers import CHAIN, DS, SCHEMA, rows
 
 from hmyframe.cache import Cache, CacheWarning
-
-CHAIN = "0123456789abcdef"
-
-
-@dataclass(frozen=True)
-class FakeDataset:
-    name: str
-    schema: pa.Schema
-    fingerprint: str
-
-
-SCHEMA = pa.schema([pa.field("block_number", pa.int64()), pa.field("value", pa.decimal128(38, 0))])
-DS = FakeDataset("transactions", SCHEMA, "fp-1")
-
-
-def rows(start: int, end: int, per_block: int = 2) -> pa.Table:
-    numbers = [b for b in range(start, end + 1) for _ in range(per_block)]
-    return pa.table(
-        {
-            "block_number": pa.array(numbers, pa.int64()),
-            "value": pa.array([10**25 + n for n in numbers], pa.decimal128(38, 0)),
-        },
-        schema=SCHEMA,
-    )
 
 
 def _rewrite_keeping_metadata(path: Path, table: pa.Table) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helpers import run
 
 from hmyframe.cli import main
 from hmyframe.devnet import Chain, Devnet
@@ -23,23 +24,6 @@ from hmyframe.devnet.model import flatten_trace
 from hmyframe.engine._session import chain_id_from_hash
 
 SCRIPT = Path(sys.executable).with_name("hmyframe")
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Any default cache root goes to the test's folder, and no ambient endpoint leaks in."""
-    root = tmp_path / "default-cache"
-    monkeypatch.setenv("HMYFRAME_CACHE", str(root))
-    monkeypatch.delenv("HMYFRAME_RPC", raising=False)
-    monkeypatch.delenv("HMYFRAME_TRACE_RPC", raising=False)
-    return root
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -14,26 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
-from hmyframe.cli import main
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.engine._session import chain_id_from_hash
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "default-cache"
-    monkeypatch.setenv("HMYFRAME_CACHE", str(root))
-    monkeypatch.delenv("HMYFRAME_RPC", raising=False)
-    monkeypatch.delenv("HMYFRAME_TRACE_RPC", raising=False)
-    return root
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str, command: str) -> str:

@@ -8,30 +8,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helpers import run
 
 from hmyframe.cli import main
 from hmyframe.devnet import Chain, Devnet
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "default-cache"
-    monkeypatch.setenv("HMYFRAME_CACHE", str(root))
-    monkeypatch.delenv("HMYFRAME_RPC", raising=False)
-    return root
 
 
 @pytest.fixture(scope="module")
 def net() -> Iterator[Devnet]:
     with Devnet(blocks=600, seed=3, validator_rate_limit=False) as devnet:
         yield devnet
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_report_staking(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

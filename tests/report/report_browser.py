@@ -26,7 +26,37 @@ from typing import Any
 
 import aiohttp
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+def _find_chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def install_chromium() -> str:
+    """Debian's chromium, installed with apt-get when missing (the test command sets up everything).
+
+    Raises an AssertionError naming what failed when it cannot be installed here.
+    """
+    found = _find_chromium()
+    if found:
+        return found
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    for step in (["apt-get", "install", "-y", "-q", "chromium"], ["apt-get", "update", "-q"]):
+        done = subprocess.run([*sudo, *step], capture_output=True, text=True, check=False)
+        if step[1] == "update" and done.returncode == 0:
+            done = subprocess.run(
+                [*sudo, "apt-get", "install", "-y", "-q", "chromium"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        found = _find_chromium()
+        if found:
+            return found
+    raise AssertionError(
+        "the report tests need Debian's chromium, and `apt-get install chromium` failed here: "
+        + (done.stderr.strip().splitlines() or ["no output"])[-1]
+    )
+
 
 #: Flags Chromium needs here: root in a container, no GPU, no calls home (the network is closed).
 FLAGS = [
@@ -106,13 +136,13 @@ class _Cdp:
 @contextlib.contextmanager
 def chromium() -> Iterator[str]:
     """Start Chromium with a fresh profile; yield its DevTools websocket URL."""
-    assert CHROMIUM, "chromium is not installed (.ci/run installs Debian's chromium)"
+    browser = install_chromium()
     profile = Path(tempfile.mkdtemp(prefix="hmyframe-chromium-"))
     log = profile / "stderr.log"
     # stderr goes to a file, not a pipe: a pipe nobody reads would block a chatty browser
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile / 'profile'}", "about:blank"],
+            [browser, *FLAGS, f"--user-data-dir={profile / 'profile'}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=sink,
             start_new_session=True,

@@ -270,8 +270,9 @@ async def test_default_pacing_never_trips_the_node_limiter(make_devnet: Callable
 
 
 async def test_an_unpaced_burst_trips_the_node_limiter(make_devnet: Callable[..., Devnet]) -> None:
-    # the node's rate and burst, with a short wait deadline so that the test stays quick
-    net = make_devnet(blocks=40, seed=5, validator_rate_limit=RateLimit(1.0, 3, 0.5))
+    # the node's burst, a slow refill (one token per 60 s) and a short wait deadline: the burst
+    # of 3 passes and the other 5 are refused however slowly a loaded machine sends them
+    net = make_devnet(blocks=40, seed=5, validator_rate_limit=RateLimit(1 / 60, 3, 0.5))
     async with Client(net.url, retry=RetryPolicy(attempts=1), validator_pacing=None) as c:
         results = await asyncio.gather(
             *(c.v2.get_all_validator_information(0) for _ in range(8)), return_exceptions=True

@@ -1,0 +1,193 @@
+"""The range part of a distributed export: plan here, one Dask task per chunk, progress here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from hmyframe import datasets as ds
+from hmyframe._tasks import gather_or_raise
+from hmyframe.cache import Cache
+from hmyframe.engine import Session
+from hmyframe.engine._blocks import resolve_range
+from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._ranges import split_aligned
+from hmyframe.errors import ClusterError, ConfigError
+from hmyframe.scale._cluster import dask_distributed, worker_threads
+from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_sessions, run_chunk
+
+__all__ = ["export_ranges"]
+
+
+def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+async def _plan(
+    session: Session, names: Sequence[str], start: object, end: object, shard: int
+) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """The block range ``start``/``end`` resolve to on ``shard``, and its chunks missing from the output."""
+    cache = session.cache
+    assert cache is not None
+    a, b = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
+    chain_id = await session.chain_id()
+    gaps = _merge(g for name in names for g in cache.missing(chain_id, ds.get(name), shard, a, b))
+    if not gaps:
+        return (a, b), []
+    head = await session.head(shard)
+    limit = head - 1 if "signers" in names else head
+    if b > limit:
+        why = " (block N's signers need block N+1)" if "signers" in names else ""
+        raise ConfigError(
+            f"end block {b} is beyond the last fetchable block {limit} of shard {shard}{why}; the head is {head}"
+        )
+    # the endpoints are checked (and a missing trace endpoint reported) before any task starts
+    await session.client.endpoint_url(shard)
+    if "traces" in names and cache.missing(chain_id, ds.get("traces"), shard, a, b):
+        await session.client.endpoint_url(shard, trace=True)
+    return (a, b), split_aligned(gaps, session.options.chunk_size)
+
+
+def _output_root(cache: Cache) -> str:
+    """The output as workers name it: an absolute path (the same on every machine) or a URL."""
+    return os.path.abspath(cache.root) if cache.files.local else cache.url()
+
+
+async def export_ranges(
+    session: Session,
+    client: Any,
+    names: Sequence[str],
+    start: object,
+    end: object,
+    shards: Sequence[int],
+    *,
+    progress: Callable[[int], None] | None = None,
+    on_plan: Callable[[int], None] | None = None,
+) -> dict[int, tuple[int, int]]:
+    """Export blocks ``start..end`` of ``shards`` for ``names`` as Dask tasks on ``client``'s cluster.
+
+    The missing chunks are planned here against the session's cache (the output), then each
+    becomes one task (:func:`~hmyframe.scale._tasks.run_chunk`). Chunks that fail do not cost
+    the others: as in a local export, the error raised at the end names the blocks not
+    exported, and running again resumes.
+
+    Parameters
+    ----------
+    session
+        The open session of the export (its cache is the output; its endpoints, options and
+        chain are handed to the tasks).
+    client
+        A running, synchronous ``distributed.Client``.
+    names, start, end, shards
+        Range datasets and the range, as for :func:`~hmyframe.engine._ranges.fetch_shards`.
+    progress
+        Called with the blocks each chunk fetched, as chunks complete.
+    on_plan
+        Called once per shard with the blocks to fetch.
+
+    Returns
+    -------
+    dict[int, (int, int)]
+        The block range of each shard.
+    """
+    cache = session.cache
+    if cache is None:
+        raise ConfigError("a distributed export writes to an output folder: it needs a cache")
+    await session.chain_id(verify=True)  # about to write: the endpoints still serve this chain
+    ranges: dict[int, tuple[int, int]] = {}
+    plans: dict[int, list[tuple[int, int]]] = {}
+    for shard in shards:
+        ranges[shard], plans[shard] = await _plan(session, names, start, end, shard)
+        if on_plan is not None:
+            on_plan(sum(b - a + 1 for a, b in plans[shard]))
+    if not any(plans.values()):
+        return ranges
+    rpc, trace_rpc = session.endpoint_spec()
+    output = _output_root(cache)
+    options = session.options
+    token = secrets.token_hex(4)
+    lease: Any = None
+    leases = 1
+    threads = worker_threads(client)  # waits for a first worker (a clear error if none comes)
+    rps = options.requests_per_second
+    if rps is not None:
+        leases = max(1, threads)
+        lease = dask_distributed().Semaphore(max_leases=leases, name=f"hmyframe-export-{token}")
+        options = options.with_(requests_per_second=rps / leases)
+    tasks = [
+        ChunkTask(
+            token,
+            tuple(names),
+            shard,
+            a,
+            b,
+            rpc if isinstance(rpc, str) else tuple(rpc),
+            trace_rpc,
+            output,
+            options,
+            lease,
+            leases,
+        )
+        for shard, chunks in plans.items()
+        for a, b in chunks
+    ]
+    keys = [f"hmyframe-chunk-{t.shard}-{t.start}-{t.end}-{token}" for t in tasks]
+    futures = client.map(run_chunk, tasks, key=keys, pure=False)
+    loop = asyncio.get_running_loop()
+    waiters: dict[str, asyncio.Future[ChunkResult]] = {key: loop.create_future() for key in keys}
+
+    def settle(key: str, result: ChunkResult) -> None:
+        if not waiters[key].done():
+            waiters[key].set_result(result)
+
+    def pump() -> None:
+        """Wait for the tasks in a thread (the client's blocking API), handing each result to the loop."""
+        for future in dask_distributed().as_completed(futures):
+            try:
+                result = future.result()
+            except BaseException as exc:  # noqa: BLE001  (a worker that kept dying, a cancelled task...)
+                result = ChunkResult(0, ErrorRecord.of(exc))
+            if not isinstance(result, ChunkResult):
+                result = ChunkResult(
+                    0, ErrorRecord.of(ClusterError(f"task {future.key} returned {result!r}"))
+                )
+            loop.call_soon_threadsafe(settle, future.key, result)
+
+    pumping = loop.run_in_executor(None, pump)
+    by_chunk = {(t.shard, t.start, t.end): key for t, key in zip(tasks, keys, strict=True)}
+
+    def fetch_of(shard: int) -> Callable[[int, int], Any]:
+        async def fetch(a: int, b: int) -> None:
+            result = await waiters[by_chunk[(shard, a, b)]]
+            if result.error is not None:
+                raise result.error.error()
+            if progress is not None and result.fetched:
+                progress(result.fetched)
+
+        return fetch
+
+    try:
+        await gather_or_raise(
+            run_chunks(chunks, fetch_of(shard), len(chunks), shard=shard, cached=True)
+            for shard, chunks in plans.items()
+            if chunks
+        )
+    finally:
+        client.cancel(futures)  # nothing when all are done; stops the rest after an error
+        await pumping
+        if lease is not None:
+            lease.close()
+        with contextlib.suppress(Exception):  # a worker gone meanwhile has nothing open
+            client.run(close_sessions, token)
+        cache.remove_orphans(await session.chain_id())  # of workers that died while writing
+    return ranges
