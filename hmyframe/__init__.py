@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from hmyframe.engine import Session as Session
     from hmyframe.engine._history import StakingHistory as StakingHistory
     from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
-    from hmyframe.errors import HmyframeError as HmyframeError
     from hmyframe.engine._public import sync_twin as _sync_twin
+    from hmyframe.errors import HmyframeError as HmyframeError
     from hmyframe.export import export as _export_coroutine
 
     export = _sync_twin(_export_coroutine)

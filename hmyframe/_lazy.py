@@ -24,17 +24,27 @@ __all__ = ["lazy_module"]
 class _LazyModule:
     """Stands for a module until an attribute is read; then imports it (once)."""
 
-    __slots__ = ("_name", "_module")
+    __slots__ = ("_module", "_name")
+
+    def _load(self) -> ModuleType:
+        module: ModuleType | None = self._module
+        if module is None:
+            module = importlib.import_module(self._name)
+            object.__setattr__(self, "_module", module)
+        return module
 
     def __init__(self, name: str) -> None:
-        self._name = name
-        self._module: ModuleType | None = None
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_module", None)
 
     def __getattr__(self, attr: str) -> Any:
-        module = self._module
-        if module is None:
-            module = self._module = importlib.import_module(self._name)
-        return getattr(module, attr)
+        return getattr(self._load(), attr)
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        setattr(self._load(), attr, value)  # (a test patching a function of the module)
+
+    def __delattr__(self, attr: str) -> None:
+        delattr(self._load(), attr)
 
     def __repr__(self) -> str:
         state = "imported" if self._module is not None else "not imported yet"

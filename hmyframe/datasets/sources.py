@@ -55,6 +55,7 @@ __all__ = [
     "RangeSource",
     "Refetch",
     "fill_of",
+    "head_offset",
     "kind_of",
     "register_source",
     "source_of",
@@ -178,10 +179,13 @@ class Fill:
         cached, else fetched in the same chunk.
     per_block
         Exactly one row per block: each chunk is checked to hold every block once.
+    head_reason
+        Why the head is out of reach (quoted in errors), with ``head_offset``.
     """
 
     detail: frozenset[str] = frozenset()
     head_offset: int = 0
+    head_reason: str = ""
     needs: tuple[str, ...] = ()
     per_block: bool = False
 
@@ -234,7 +238,7 @@ class RangeSource:
         return tuple(name for name, f in self.fills.items() if f.detail <= detail)
 
 
-class Refetch(Exception):  # noqa: N818  (a request to the engine, not an error)
+class Refetch(Exception):
     """Raised by a transform: these answers cannot make the tables; fetch the chunk again.
 
     Parameters
@@ -316,7 +320,9 @@ BLOCKS = RangeSource(
         "blocks": Fill(per_block=True),
         "transactions": Fill(detail=frozenset({"full_tx"})),
         "staking_transactions": Fill(detail=frozenset({"full_tx"})),
-        "signers": Fill(detail=frozenset({"signers"}), head_offset=1),
+        "signers": Fill(
+            detail=frozenset({"signers"}), head_offset=1, head_reason="block N's signers need block N+1"
+        ),
     },
     plan=_plan_blocks,
     transform="hmyframe.datasets._transform:blocks",
@@ -427,6 +433,19 @@ def source_of(name: str) -> RangeSource:
 def fill_of(name: str) -> Fill:
     """How dataset ``name`` is filled by its range source."""
     return source_of(name).fills[name]
+
+
+def head_offset(names: Sequence[str]) -> tuple[int, str]:
+    """The largest :attr:`Fill.head_offset` of range datasets ``names``, and its reason.
+
+    The last block fetchable for all of them is ``head - offset``.
+
+    >>> head_offset(["blocks", "signers"])
+    (1, "block N's signers need block N+1")
+    """
+    fills = [fill_of(name) for name in names]
+    best = max(fills, key=lambda f: f.head_offset, default=Fill())
+    return best.head_offset, best.head_reason
 
 
 class _RangeNames(Sequence[str]):

@@ -312,6 +312,7 @@ async def resolve_range(
     shard: int,
     *,
     end_offset: int = 0,
+    end_reason: str = "",
 ) -> tuple[int, int]:
     """Block numbers ``(first, last)`` of a caller's ``start`` / ``end`` on ``shard``.
 
@@ -323,9 +324,9 @@ async def resolve_range(
         As the fetchers take them (see the module documentation).
     shard
         The shard whose blocks are meant.
-    end_offset
-        Subtracted from the head when ``end`` is left out or ``"latest"`` (1 for ``signers``:
-        block N's signers are only known from block N+1).
+    end_offset, end_reason
+        Subtracted from the head when ``end`` is left out or ``"latest"``, and why (see
+        :func:`hmyframe.datasets.sources.head_offset`).
 
     Returns
     -------
@@ -384,7 +385,7 @@ async def resolve_range(
         assert last is not None
         hi = lo + last.value - 1
     if hi < lo and (last is None or last.kind == "latest"):
-        why = " (and block N's signers need block N+1)" if end_offset else ""
+        why = f" (and {end_reason})" if end_offset and end_reason else ""
         raise ConfigError(
             f"start block {lo} is beyond the head of shard {shard}: the head is block {hi + end_offset}{why}"
         )

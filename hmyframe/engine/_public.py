@@ -31,10 +31,10 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
 
 from hmyframe import datasets as ds
-from hmyframe.datasets import sources
 from hmyframe._sync import run
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
+from hmyframe.datasets import sources
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._lookups import (
     MissingPolicy,
@@ -181,6 +181,7 @@ PARAMETERS: dict[str, str] = {
 }
 
 _UNITS = {"range": "blocks", "snapshot": "validator pages", "lookup": "answers"}
+
 
 def _param_doc(name: str, kind: str, label: str | None = None) -> str:
     text = PARAMETERS[name].replace("{unit}", _UNITS[kind])
