@@ -41,8 +41,8 @@ from hmyframe.datasets.sources import kind_of
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._public import ShardSpec, _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
+from hmyframe.engine._shards import ShardSpec, shard_ids, shard_label, shard_spec
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
 from hmyframe.storage import is_url
@@ -194,7 +194,7 @@ async def export(
         raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
     if range_names:
         parse_range(start, end)  # a spec that is not understood fails before any request
-    spec = _shard_spec(shard)
+    spec = shard_spec(shard)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
@@ -224,8 +224,8 @@ async def export(
             session.endpoint_spec()  # endpoints the workers can reach, checked before any request
         chain_id = await session.chain_id()
         if range_names:
-            ids = await _shard_ids(session, spec)
-            with Progress.make(progress, _label("export", ids)) as bar:
+            ids = await shard_ids(session, spec)
+            with Progress.make(progress, shard_label("export", ids)) as bar:
 
                 def tick(blocks: int) -> None:
                     count(blocks)

@@ -27,16 +27,14 @@ from __future__ import annotations
 import math
 import operator
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-import numpy as np
-
 from hmyframe._tasks import gather_or_raise
-from hmyframe.datasets._convert import Bad, parse_int
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
 if TYPE_CHECKING:
@@ -116,7 +114,8 @@ def _bound(value: object, side: Literal["start", "end"], what: str) -> Bound:
         return _time(value, side)
     if isinstance(value, date):
         return _day(value, side)
-    if isinstance(value, np.datetime64):
+    np = sys.modules.get("numpy")  # a numpy.datetime64 exists only once numpy is loaded
+    if np is not None and isinstance(value, np.datetime64):
         if np.isnat(value):
             raise _bad(what, value, "not a time")
         seconds = value.astype("datetime64[us]").astype(np.int64) / 1e6
@@ -242,6 +241,8 @@ class _Finder:
                 v2.get_block_by_number(n, full_tx=False, incl_staking=False, shard=self.shard)
                 for n in missing
             )
+            from hmyframe.datasets._convert import Bad, parse_int
+
             for n, header in zip(missing, headers, strict=True):
                 raw = header.get("timestamp") if isinstance(header, dict) else None
                 try:

@@ -48,8 +48,12 @@ from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.engine._progress import Progress
 from hmyframe.engine._ranges import fetch_shards as fetch_range_shards
 from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._shards import ShardSpec as ShardSpec
+from hmyframe.engine._shards import shard_ids as _shard_ids
+from hmyframe.engine._shards import shard_label as _label
+from hmyframe.engine._shards import shard_spec as _shard_spec
 from hmyframe.engine._snapshots import fetch_snapshot
-from hmyframe.errors import ConfigError, short_repr
+from hmyframe.errors import ConfigError
 
 __all__ = [
     "PARAMETERS",
@@ -79,8 +83,6 @@ R = TypeVar("R")
 
 #: ``start`` / ``end`` of a range: a block number, a spec string, or a date / datetime / Timestamp.
 BlockSpec: TypeAlias = int | str | date
-#: ``shard`` of a range: one id, several, or ``"all"``.
-ShardSpec: TypeAlias = int | Sequence[int] | Literal["all"]
 #: ``cache``: on (``data/``), a folder, a :class:`~hmyframe.Cache`, or off.
 CacheArg: TypeAlias = bool | str | os.PathLike[str] | Cache
 #: ``progress``: a bar, a callback taking a count, or silence.
@@ -236,28 +238,6 @@ async def _session(
         return
     async with Session(rpc, trace_rpc=trace_rpc, cache=cache, options=options) as session:
         yield session
-
-
-def _shard_spec(shard: object) -> list[int] | Literal["all"]:
-    """A caller's ``shard`` checked before any request: ``"all"`` or a list of distinct ids."""
-    if isinstance(shard, str):
-        if shard == "all":
-            return "all"
-        raise ConfigError(f"shard must be a shard id, a list of ids or 'all', got {short_repr(shard)}")
-    if isinstance(shard, Sequence | set | frozenset) or type(shard).__name__ == "ndarray":
-        ids = list(dict.fromkeys(block_arg(s, "shard") for s in shard))  # type: ignore[attr-defined]
-        if not ids:
-            raise ConfigError("shard is an empty list: give at least one shard id, or 'all'")
-        return ids
-    return [block_arg(shard, "shard")]
-
-
-async def _shard_ids(session: Session, spec: list[int] | Literal["all"]) -> list[int]:
-    return await session.shard_ids() if spec == "all" else spec
-
-
-def _label(name: str, ids: list[int]) -> str:
-    return f"{name} shard {ids[0]}" if len(ids) == 1 else f"{name} shards {','.join(map(str, ids))}"
 
 
 async def _range(
