@@ -56,8 +56,10 @@ def test_naming_a_fetcher_or_the_public_api_loads_neither_pandas_nor_matplotlib(
     )
     loaded = out["loaded"]
     assert isinstance(loaded, list)
-    assert "pandas" not in loaded and "matplotlib" not in loaded
-    assert isinstance(out["all"], int) and out["all"] > 20
+    assert "pandas" not in loaded
+    assert "matplotlib" not in loaded
+    assert isinstance(out["all"], int)
+    assert out["all"] > 20
 
 
 def test_fetching_and_exporting_load_no_matplotlib_until_a_plot_is_asked_for(
@@ -75,7 +77,9 @@ def test_fetching_and_exporting_load_no_matplotlib_until_a_plot_is_asked_for(
         "import hmyframe.plot\n"
     )
     assert out["arrow_rows"] == 20
-    assert isinstance(out["exported"], int) and out["exported"] > 0
+    assert isinstance(out["exported"], int)
+    assert out["exported"] > 0
     assert out["before"] is False
     loaded = out["loaded"]
-    assert isinstance(loaded, list) and "matplotlib" in loaded
+    assert isinstance(loaded, list)
+    assert "matplotlib" in loaded
