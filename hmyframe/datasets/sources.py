@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from hmyframe.errors import ConfigError, MethodNotFoundError, short_repr
@@ -44,6 +45,7 @@ __all__ = [
     "BLOCKS",
     "LOOKUP_DATASETS",
     "RANGE_DATASETS",
+    "RANGE_SOURCES",
     "SNAPSHOT_DATASETS",
     "TRACES",
     "Answers",
@@ -359,6 +361,8 @@ TRACES = RangeSource(
 
 #: Range sources by name.
 _SOURCES: dict[str, RangeSource] = {}
+#: The range sources registered now, by name (read-only view).
+RANGE_SOURCES: Mapping[str, RangeSource] = MappingProxyType(_SOURCES)
 #: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
 SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
 #: Datasets only fetched by point lookups (hashes, addresses, the pool).

@@ -17,8 +17,11 @@ conversion needs and how far behind the head its blocks are complete.
    blocks (:attr:`~hmyframe.datasets.sources.Fill.needs`) gets it from the cache, or has it
    built first in the same chunk.
 4. **Pipeline.** Conversion (transform, checks, Parquet writes) runs off the event loop, in a
-   pool of conversion threads (:data:`CONVERT_THREADS`), so requests of the other chunks keep
-   going out and answers keep arriving while a chunk is converted and written. Each table is
+   pool of conversion threads (:data:`CONVERT_THREADS`), or of worker processes with
+   ``FetchOptions.convert_processes`` (other cores; a worker that dies fails its chunk with a
+   :class:`~hmyframe.errors.ConversionWorkerError`, nothing of it kept), so requests of the
+   other chunks keep going out and answers keep arriving while a chunk is converted and
+   written. Each table is
    checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
    dataset) and written to the cache atomically, only for the blocks the cache still lacks,
    before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
@@ -41,7 +44,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import importlib
+import multiprocessing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +57,7 @@ from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Pie
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._session import Session, block_arg
-from hmyframe.errors import ConfigError, HmyframeError, ResponseShapeError, short_repr
+from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -365,6 +370,11 @@ class _RangeFetch:
             )
             try:
                 tables: dict[str, pa.Table] = await self._in_thread(convert_chunk, job)
+            except BrokenProcessPool as error:
+                raise ConversionWorkerError(
+                    f"the conversion worker process of blocks {start}..{end} of shard {self.shard} "
+                    f"({source.name}) died ({str(error) or 'killed'}); nothing of these blocks was kept"
+                ) from None
             except Refetch as refetch:
                 if all(request.state.get(k) == v for k, v in refetch.state.items()):
                     raise ResponseShapeError(
@@ -394,6 +404,25 @@ class _RangeFetch:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+def _warm() -> None:
+    """Runs first in each conversion worker process: the transforms' imports (pyarrow, the datasets)."""
+    for source in sources.RANGE_SOURCES.values():
+        _transform(source.transform)
+
+
+def _executor(session: Session) -> concurrent.futures.Executor:
+    """Where a fetch's chunks are converted (see the module documentation, point 4)."""
+    processes = session.options.convert_processes
+    cache = session.cache
+    if processes and (cache is None or cache.files.local):
+        pool = concurrent.futures.ProcessPoolExecutor(
+            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+        )
+        pool.submit(int)  # start the workers now, while the first requests are in flight
+        return pool
+    return concurrent.futures.ThreadPoolExecutor(CONVERT_THREADS, thread_name_prefix="hmyframe-convert")
 
 
 def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
@@ -531,10 +560,10 @@ async def fetch_range(
     (start, end), chain_id, chunks = await plan_range(session, names, start, end, shard)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
-    with concurrent.futures.ThreadPoolExecutor(
-        CONVERT_THREADS, thread_name_prefix="hmyframe-convert"
-    ) as pool:
-        job = _RangeFetch(session, names, shard, progress, pool)
+    # (no chunk to fetch: an idle thread pool, which starts no thread)
+    executor = _executor(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
+    with executor:
+        job = _RangeFetch(session, names, shard, progress, executor)
         job.chain_id = chain_id
         await run_chunks(
             chunks,
