@@ -16,12 +16,13 @@ conversion needs and how far behind the head its blocks are complete.
    staking transactions). A dataset whose conversion needs another one's table of the same
    blocks (:attr:`~hmyframe.datasets.sources.Fill.needs`) gets it from the cache, or has it
    built first in the same chunk.
-4. **Pipeline.** Conversion (transform, checks, Parquet writes) runs off the event loop, in a
-   pool of conversion threads (:data:`CONVERT_THREADS`), or of worker processes with
+4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
+   answers) is converted as soon as it arrives, off the event loop: in a conversion thread
+   (:data:`CONVERT_THREADS`), or in a pool of worker processes with
    ``FetchOptions.convert_processes`` (other cores; a worker that dies fails its chunk with a
-   :class:`~hmyframe.errors.ConversionWorkerError`, nothing of it kept), so requests of the
-   other chunks keep going out and answers keep arriving while a chunk is converted and
-   written. Each table is
+   :class:`~hmyframe.errors.ConversionWorkerError`, nothing of it kept). A writer thread then
+   puts the chunk's pieces together, checks and writes them. So requests keep going out and
+   answers keep arriving while earlier ones are converted and written. Each table is
    checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
    dataset) and written to the cache atomically, only for the blocks the cache still lacks,
    before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
@@ -69,18 +70,20 @@ else:
 __all__ = [
     "CONVERT_THREADS",
     "RANGE_DATASETS",
-    "ConvertJob",
-    "convert_chunk",
+    "ChunkJob",
+    "PieceJob",
+    "convert_piece",
     "fetch_range",
     "fetch_shards",
+    "finish_chunk",
     "plan_range",
     "split_aligned",
 ]
 
 #: Conversion threads of one fetch (per shard). Conversion holds the interpreter lock for most
-#: of its time, so more threads would not convert faster; two keep the event loop free and let
-#: one chunk be written while the next is converted.
-CONVERT_THREADS = 2
+#: of its time, so more threads would not convert faster, only hold more chunks' decoded answers
+#: at once (``bench/export_memory.py``): one keeps the event loop free to fetch meanwhile.
+CONVERT_THREADS = 1
 
 ProgressFn = Callable[[int], None]
 
@@ -118,46 +121,6 @@ def _dataset(name: str) -> Any:
 
 
 # --------------------------------------------------------------------------- conversion
-
-
-@dataclass(frozen=True)
-class ConvertJob:
-    """One source's answers for one chunk, and what to do with the tables (picklable).
-
-    Attributes
-    ----------
-    transform
-        The source's ``"module:function"`` transform.
-    shard, first, last
-        The chunk.
-    detail, state, builds, endpoint
-        As :class:`~hmyframe.datasets.sources.Answers` has them.
-    pieces
-        Each piece of the plan with the raw ``result`` bytes of its calls.
-    needed
-        Tables of the same blocks the builds need.
-    per_block
-        Datasets checked to hold each block of the chunk exactly once.
-    cache, chain_id
-        Where the tables are written (only blocks the cache lacks); ``None``: not written.
-    keep
-        Datasets whose tables are handed back.
-    """
-
-    transform: str
-    shard: int
-    first: int
-    last: int
-    detail: frozenset[str]
-    state: Mapping[str, Any]
-    builds: tuple[str, ...]
-    endpoint: str
-    pieces: tuple[tuple[Piece, tuple[bytes, ...]], ...]
-    needed: Mapping[str, pa.Table]
-    per_block: frozenset[str]
-    cache: Cache | None
-    chain_id: str
-    keep: tuple[str, ...]
 
 
 def _transform(path: str) -> Callable[[Answers], Mapping[str, pa.Table]]:
@@ -201,57 +164,91 @@ def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
     return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
 
 
-def convert_chunk(job: ConvertJob) -> dict[str, pa.Table]:
-    """Convert, check and write one chunk's tables (runs in a conversion thread).
+@dataclass(frozen=True)
+class PieceJob:
+    """One piece of a source's plan with its answers: what a conversion worker is given (picklable).
 
-    Each piece's answers go through the source's transform; the pieces' tables are put
-    together in block order, checked, and written to the cache for the blocks it lacks (so
-    cache files never overlap, also when part of the chunk was cached by an earlier, narrower
-    fetch).
+    Attributes
+    ----------
+    transform
+        The source's ``"module:function"`` transform.
+    answers
+        The piece's answers (``needed`` cut to the piece's blocks).
+    """
 
-    Returns
-    -------
-    dict[str, pyarrow.Table]
-        The tables of ``job.keep``.
+    transform: str
+    answers: Answers
+
+
+def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
+    """One piece's answers through its source's transform (in a conversion thread or process).
 
     Raises
     ------
     Refetch
         From the transform: the chunk must be asked again.
     HmyframeError
-        Answers that cannot make the tables (nothing of the chunk is written then).
+        Answers that cannot make the tables.
     """
-    transform = _transform(job.transform)
-    parts: dict[str, list[pa.Table]] = {}
-    for piece, payloads in job.pieces:
-        answers = Answers(
-            shard=job.shard,
-            first=piece.first,
-            last=piece.last,
-            detail=job.detail,
-            state=job.state,
-            builds=job.builds,
-            calls=piece.calls,
-            payloads=payloads,
-            needed=job.needed,
-            endpoint=job.endpoint,
-        )
-        for name, table in transform(answers).items():
-            parts.setdefault(name, []).append(table)
+    return dict(_transform(job.transform)(job.answers))
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """A chunk's converted pieces, and what to do with the tables.
+
+    Attributes
+    ----------
+    shard, first, last
+        The chunk.
+    parts
+        Each piece's tables, in block order.
+    per_block
+        Datasets checked to hold each block of the chunk exactly once.
+    cache, chain_id
+        Where the tables are written (only blocks the cache lacks); ``None``: not written.
+    """
+
+    shard: int
+    first: int
+    last: int
+    parts: Sequence[Mapping[str, pa.Table]]
+    per_block: frozenset[str]
+    cache: Cache | None
+    chain_id: str
+
+
+def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
+    """Put a chunk's pieces together, check the tables and write them (in a conversion thread).
+
+    Each dataset's pieces are concatenated in block order and checked (rows only of the
+    chunk's blocks; each block exactly once for a one-row-per-block dataset); then every table
+    is written to the cache for the blocks it lacks (so cache files never overlap, also when
+    part of the chunk was cached by an earlier, narrower fetch). Nothing is written unless
+    every table passed.
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        Every dataset's table of the chunk.
+    """
+    names = list(dict.fromkeys(name for part in job.parts for name in part))
     tables: dict[str, pa.Table] = {}
-    for name, pieces in parts.items():
+    for name in names:
+        pieces = [part[name] for part in job.parts if name in part]
         table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces).combine_chunks()
         _check_within(table, job.first, job.last, name)
         if name in job.per_block:
             _check_blocks(table, job.first, job.last, name, job.shard)
         tables[name] = table
-    if job.cache is not None:
+    cache = job.cache
+    if cache is not None:
         for name, table in tables.items():
             dataset = _dataset(name)
-            for a, b in job.cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
+            for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else _between(table, a, b)
-                job.cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
-    return {name: tables[name] for name in job.keep if name in tables}
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
+    return tables
 
 
 # --------------------------------------------------------------------------- the driver
@@ -266,13 +263,17 @@ class _RangeFetch:
         names: Sequence[str],
         shard: int,
         progress: ProgressFn | None,
-        executor: concurrent.futures.Executor,
+        converter: concurrent.futures.Executor,
+        writer: concurrent.futures.Executor,
     ) -> None:
         self.session = session
         self.names = list(dict.fromkeys(names))
         self.shard = shard
         self.progress = progress
-        self.executor = executor
+        # pieces are converted by `converter` (threads or worker processes) as they arrive;
+        # chunks are put together, checked and written by `writer` (a thread of this process)
+        self.converter = converter
+        self.writer = writer
         self.chain_id = ""
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
@@ -284,8 +285,9 @@ class _RangeFetch:
             return [(start, end)]
         return cache.missing(self.chain_id, _dataset(name), self.shard, start, end)
 
-    async def _in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+    @staticmethod
+    async def _run(executor: concurrent.futures.Executor, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
 
     async def chunk(self, start: int, end: int) -> None:
         wanted = [n for n in self.names if self.missing(n, start, end)]
@@ -299,15 +301,14 @@ class _RangeFetch:
                 if need in build or need in needed:
                     continue
                 if cache is not None and not self.missing(need, start, end):
-                    needed[need] = await self._in_thread(
-                        cache.read_range, self.chain_id, _dataset(need), self.shard, start, end
+                    needed[need] = await self._run(
+                        self.writer, cache.read_range, self.chain_id, _dataset(need), self.shard, start, end
                     )
                 else:
                     build[need] = None  # built first, in this chunk
-        # tables other datasets of the chunk need (handed back by the conversion)
         needs = {n for name in build for n in sources.fill_of(name).needs}
         for source, names in _in_order(build):
-            tables = await self.run_source(source, names, start, end, needed, needs)
+            tables = await self.run_source(source, names, start, end, needed)
             for name, table in tables.items():
                 if name in self.memory and cache is None:
                     self.memory[name].append((start, table))
@@ -323,15 +324,14 @@ class _RangeFetch:
         start: int,
         end: int,
         needed: Mapping[str, pa.Table],
-        needs: set[str],
     ) -> dict[str, pa.Table]:
-        """Fetch and convert one source's answers for blocks ``start..end``."""
+        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives."""
         session = self.session
         options = session.options
         state = self.states.setdefault(source.name, {})
         detail = frozenset().union(*(source.fills[n].detail for n in names))
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
-        keep_all = session.cache is None
+        builds = source.builds_for(detail)
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
@@ -342,38 +342,32 @@ class _RangeFetch:
                 strategy=options.strategy,
                 state=dict(state),
             )
-            pieces = source.plan(request)
+
+            async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
+                payloads = await self._piece(piece)
+                answers = Answers(
+                    shard=self.shard,
+                    first=piece.first,
+                    last=piece.last,
+                    detail=detail,
+                    state=request.state,
+                    builds=builds,
+                    calls=piece.calls,
+                    payloads=payloads,
+                    needed={n: _between(t, piece.first, piece.last) for n, t in needed.items()},
+                    endpoint=endpoint,
+                )
+                tables: dict[str, pa.Table] = await self._run(
+                    self.converter, convert_piece, PieceJob(source.transform, answers)
+                )
+                return tables
+
             try:
-                payloads = await gather_or_raise(self._piece(piece) for piece in pieces)
-            except HmyframeError as error:
-                update = source.fallback(request.state, error) if source.fallback is not None else None
-                if update is None:
-                    raise
-                state.update(update)
-                continue
-            builds = source.builds_for(detail)
-            job = ConvertJob(
-                transform=source.transform,
-                shard=self.shard,
-                first=start,
-                last=end,
-                detail=detail,
-                state=request.state,
-                builds=builds,
-                endpoint=endpoint,
-                pieces=tuple(zip(pieces, payloads, strict=True)),
-                needed={n: needed[n] for n in needed},
-                per_block=frozenset(n for n in builds if source.fills[n].per_block),
-                cache=session.cache,
-                chain_id=self.chain_id,
-                keep=tuple(n for n in builds if (keep_all and n in self.memory) or n in needs),
-            )
-            try:
-                tables: dict[str, pa.Table] = await self._in_thread(convert_chunk, job)
+                parts = await gather_or_raise(piece_tables(piece) for piece in source.plan(request))
             except BrokenProcessPool as error:
                 raise ConversionWorkerError(
-                    f"the conversion worker process of blocks {start}..{end} of shard {self.shard} "
-                    f"({source.name}) died ({str(error) or 'killed'}); nothing of these blocks was kept"
+                    f"a conversion worker process died converting blocks {start}..{end} of shard "
+                    f"{self.shard} ({source.name}: {str(error) or 'killed'}); nothing of these blocks was kept"
                 ) from None
             except Refetch as refetch:
                 if all(request.state.get(k) == v for k, v in refetch.state.items()):
@@ -385,7 +379,23 @@ class _RangeFetch:
                     ) from None
                 state.update(refetch.state)
                 continue
-            return tables
+            except HmyframeError as error:
+                update = source.fallback(request.state, error) if source.fallback is not None else None
+                if update is None:
+                    raise
+                state.update(update)
+                continue
+            job = ChunkJob(
+                shard=self.shard,
+                first=start,
+                last=end,
+                parts=parts,
+                per_block=frozenset(n for n in builds if source.fills[n].per_block),
+                cache=session.cache,
+                chain_id=self.chain_id,
+            )
+            finished: dict[str, pa.Table] = await self._run(self.writer, finish_chunk, job)
+            return finished
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
@@ -412,11 +422,10 @@ def _warm() -> None:
         _transform(source.transform)
 
 
-def _executor(session: Session) -> concurrent.futures.Executor:
-    """Where a fetch's chunks are converted (see the module documentation, point 4)."""
+def _converter(session: Session) -> concurrent.futures.Executor:
+    """Where a fetch's pieces are converted (see the module documentation, point 4)."""
     processes = session.options.convert_processes
-    cache = session.cache
-    if processes and (cache is None or cache.files.local):
+    if processes:
         pool = concurrent.futures.ProcessPoolExecutor(
             processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
         )
@@ -560,10 +569,11 @@ async def fetch_range(
     (start, end), chain_id, chunks = await plan_range(session, names, start, end, shard)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
-    # (no chunk to fetch: an idle thread pool, which starts no thread)
-    executor = _executor(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
-    with executor:
-        job = _RangeFetch(session, names, shard, progress, executor)
+    # (no chunk to fetch: idle thread pools, which start no thread)
+    converter = _converter(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
+    writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hmyframe-write")
+    with converter, writer:
+        job = _RangeFetch(session, names, shard, progress, converter, writer)
         job.chain_id = chain_id
         await run_chunks(
             chunks,

@@ -87,7 +87,7 @@ class FetchOptions:
         ``(rate, burst)`` pacing of validator-information pages (the node allows 1/s, burst 3).
     convert_processes
         Worker processes converting and writing a range fetch's chunks, so conversion uses
-        other cores while this process sends requests; 0 (the default) converts in two threads
+        other cores while this process sends requests; 0 (the default) converts in a thread
         of this process (overlapping the fetch on one core). Each worker is a fresh
         interpreter (spawned: a script using it needs the ``if __name__ == "__main__":``
         guard) holding pyarrow; used with a local cache folder or no cache.

@@ -67,7 +67,8 @@ async def test_a_worker_that_dies_fails_its_chunks_with_a_clear_error(
     options = FetchOptions(chunk_size=50, convert_processes=1)
     async with Session(devnet.url, cache=False, options=options) as session:
         with pytest.raises(
-            ConversionWorkerError, match=r"conversion worker process of blocks \d+\.\.\d+ of shard 0"
+            ConversionWorkerError,
+            match=r"conversion worker process died converting blocks \d+\.\.\d+ of shard 0.*not fetched \(100\): 0\.\.99",
         ):
             await fetch_range(session, [dying_source], 0, 99)
         # the next fetch starts new workers and is not affected
