@@ -208,12 +208,6 @@ class Cache:
         """How to show ``path`` (default: the root) to a user: a local path, or its URL."""
         return self.files.url(self.root if path is None else path)
 
-    def __getstate__(self) -> dict[str, object]:
-        """Pickled (for a conversion worker) without the footer memo: each process keeps its own."""
-        state = dict(self.__dict__)
-        state["_inspections"] = {}
-        return state
-
     @property
     def _writer_tag(self) -> str:
         """Unique to this writer among all processes and machines sharing the folder."""

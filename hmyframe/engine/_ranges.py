@@ -236,7 +236,7 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
     tables: dict[str, pa.Table] = {}
     for name in names:
         pieces = [part[name] for part in job.parts if name in part]
-        table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces).combine_chunks()
+        table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
         _check_within(table, job.first, job.last, name)
         if name in job.per_block:
             _check_blocks(table, job.first, job.last, name, job.shard)

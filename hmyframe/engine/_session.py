@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import operator
 import os
+import sys
 import threading
 from dataclasses import dataclass, field, replace
 from types import TracebackType
@@ -188,8 +189,6 @@ class _Resolved:
 
 
 def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
-    from hmyframe.devnet import Devnet
-
     if isinstance(rpc, list | tuple):
         if not rpc:
             raise ConfigError("rpc is an empty list: give at least one endpoint URL")
@@ -217,7 +216,9 @@ def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
         rpc = os.environ.get("HMYFRAME_RPC") or DEFAULT_RPC
     if rpc == "devnet":
         rpc = default_devnet()
-    if isinstance(rpc, Devnet):
+    # (a Devnet exists only once hmyframe.devnet is loaded: a URL does not import it)
+    devnet = sys.modules.get("hmyframe.devnet")
+    if devnet is not None and isinstance(rpc, devnet.Devnet):
         chain_id = chain_id_from_hash(rpc.chain.genesis_hash(0))
         traces = dict(enumerate(rpc.trace_urls)) if trace_rpc is None else trace_rpc
         return _Resolved(rpc.url, traces, dict(enumerate(rpc.urls)), chain_id, None)
