@@ -31,10 +31,16 @@ TINY: dict[str, tuple[list[str], str]] = {
     ),
     "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
+    "headers_only.py": (["--blocks", "60", "--repeat", "1"], "bytes per block"),
     "rpc_client.py": (
         ["--blocks", "40", "--calls", "40", "--range", "10", "--seconds-limit", "20"],
         "calls/s",
     ),
+    "scale_out.py": (
+        ["--blocks", "200", "--repeats", "1", "--chunk-size", "100"],
+        "dask (2 workers), 2 endpoints",
+    ),
+    "time_search.py": (["--blocks", "1000", "--times", "5"], "binary search"),
 }
 
 
