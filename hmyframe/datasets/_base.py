@@ -54,7 +54,6 @@ AMOUNT = pa.decimal128(38, 0)
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
 _ONE_OF = b"one_of"
-_ATTO_PER_ONE = 10**18
 
 
 def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
@@ -367,9 +366,9 @@ class Dataset:
 
 def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
     """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
-    return pa.array(
-        [None if v is None else int(v) / _ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
-    )
+    from ._convert import one_from_exact  # _convert imports this module
+
+    return one_from_exact(exact.cast(AMOUNT))
 
 
 def _derived(f: pa.Field, columns: Mapping[str, pa.Array]) -> pa.Array:
