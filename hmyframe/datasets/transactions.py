@@ -101,7 +101,6 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded ``blocks``-source payloads."""
     data = require(decoded, DecodedBlocks, NAME, "blocks")
     gathered = gather(data, NAME, staking=False)
-    rows: list[Tx] = gathered.rows
     where = gathered.where
     typed = gathered.typed
     fields, (receivers, values_raw, shards, to_shards, eth_hashes, inputs) = _sweep(data, gathered)
