@@ -350,8 +350,10 @@ class _Side:
         self.proc.wait()
 
 
-def against(payloads: Payloads, baseline: Path, repeat: int) -> None:
-    """This checkout vs ``baseline``, taking turns; medians of ``repeat`` rounds."""
+def against(
+    payloads: Payloads, baseline: Path, repeat: int, names: tuple[str, ...] = MEASURED
+) -> None:
+    """This checkout vs ``baseline``, taking turns; medians of ``repeat`` rounds of ``names``."""
     here = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
         payload_file = Path(tmp) / "payloads.pickle"
@@ -361,7 +363,7 @@ def against(payloads: Payloads, baseline: Path, repeat: int) -> None:
         new, old = _Side(here, payload_file), _Side(baseline, payload_file)
         try:
             for r in range(repeat):
-                for name in MEASURED:
+                for name in names:
                     for side in (new, old) if r % 2 == 0 else (old, new):
                         side.time(name)
         finally:
@@ -371,7 +373,7 @@ def against(payloads: Payloads, baseline: Path, repeat: int) -> None:
         f"this checkout ({here}) vs {baseline}: bytes -> Arrow, CPU time, median of {repeat} alternating runs"
     )
     print(f"  {'dataset':14s} {'rows':>7s} {'this rows/s':>12s} {'base rows/s':>12s} {'ratio':>6s}")
-    for name in MEASURED:
+    for name in names:
         if new.rows[name] != old.rows[name]:
             raise SystemExit(f"{name}: {new.rows[name]} rows here, {old.rows[name]} in the baseline")
         t_new, t_old = statistics.median(new.seconds[name]), statistics.median(old.seconds[name])
@@ -393,6 +395,11 @@ def main() -> None:
     parser.add_argument(
         "--against", metavar="DIR", help="compare with the hmyframe package of another checkout"
     )
+    parser.add_argument(
+        "--only",
+        metavar="NAMES",
+        help=f"with --against: comma-separated datasets to time (default: {','.join(MEASURED)})",
+    )
     parser.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -403,7 +410,11 @@ def main() -> None:
         args.blocks, args.txs, args.validators, args.accounts, args.unique_addresses
     )
     if args.against:
-        against(payloads, Path(args.against), args.repeat)
+        names = tuple(args.only.split(",")) if args.only else MEASURED
+        unknown = set(names) - set(MEASURED)
+        if unknown:
+            parser.error(f"--only: not measured here: {', '.join(sorted(unknown))}")
+        against(payloads, Path(args.against), args.repeat, names)
         return
     blocks_bytes, traces_bytes, pages_bytes = (
         payloads.blocks_bytes,

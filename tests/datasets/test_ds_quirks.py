@@ -509,3 +509,32 @@ def test_validators_fast_path_leaves_a_negative_snapshot_block_to_the_row_path()
     bad = _with_perf(block=-1)
     with pytest.raises(ResponseShapeError, match="-1"):
         DATASETS["validators"].convert([as_bytes([bad])], ConvertContext(shard_id=0))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        BLS[:47] + " " + BLS[48:],  # 96 characters, one a space (bytes.fromhex would skip it)
+        BLS[:48] + " " + BLS[49:95] + "0",  # a space where a pair starts, still 96 characters
+        BLS[:-1],
+        BLS + "0",
+        BLS[:-1] + "g",
+        BLS[:-1] + "\u0663",  # an Arabic-Indic digit: str.isdigit, but not hex
+        "0X" + BLS,
+        7,
+        None,
+    ],
+)
+def test_validators_bad_bls_key_is_named(bad):
+    entry = current_validator()
+    entry["validator"]["bls-public-keys"] = [BLS, bad]
+    with pytest.raises(ResponseShapeError, match="96 hex digits") as info:
+        DATASETS["validators"].convert([as_bytes([entry])], CTX)
+    assert repr(bad)[:20].strip("'") in str(info.value) or str(bad)[:20] in str(info.value)
+
+
+def test_validators_bls_keys_of_either_case_and_prefix_pass():
+    entry = current_validator()
+    entry["validator"]["bls-public-keys"] = [BLS.upper(), "0x" + BLS]
+    (row,) = DATASETS["validators"].convert([as_bytes([entry])], CTX).to_pylist()
+    assert row["bls_public_keys"] == f"{BLS.upper()},0x{BLS}"
