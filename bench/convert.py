@@ -350,9 +350,7 @@ class _Side:
         self.proc.wait()
 
 
-def against(
-    payloads: Payloads, baseline: Path, repeat: int, names: tuple[str, ...] = MEASURED
-) -> None:
+def against(payloads: Payloads, baseline: Path, repeat: int, names: tuple[str, ...] = MEASURED) -> None:
     """This checkout vs ``baseline``, taking turns; medians of ``repeat`` rounds of ``names``."""
     here = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
