@@ -102,3 +102,30 @@ def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
         if peer in rows:
             assert rows[peer][0] == rows["hmyframe"][0], peer
     assert "failed:" not in report
+
+
+def test_convert_against_another_checkout_prints_ratios():
+    """``--against`` run with this checkout as its own baseline: both workers import their
+    side, and every requested dataset gets a row with equal row counts and a ratio."""
+    root = BENCH.parent
+    args = ["--blocks", "2", "--txs", "5", "--validators", "20", "--repeat", "1"]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "convert.py"),
+            *args,
+            "--against",
+            str(root),
+            "--only",
+            "transactions,traces",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=BENCH,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.strip().endswith("x")}
+    assert set(rows) == {"transactions", "traces"}
+    assert rows["transactions"][1] == "10"  # 2 blocks x 5 transactions
+    assert all(r[-2].endswith("x") and r[-1].endswith("x") for r in rows.values())
