@@ -9,6 +9,12 @@ decoding. Prints rows per second (best of ``--repeat`` runs on one core) and, wi
     python bench/convert.py                      # 200 blocks x 50 txs, values up to 2**80
     python bench/convert.py --blocks 400 --profile
     python bench/convert.py --unique-addresses    # every address distinct (worst case)
+    python bench/convert.py --against ../base     # this checkout vs another one, same run
+
+``--against DIR`` compares this checkout's ``hmyframe`` with the one in ``DIR`` (for instance
+``git worktree add ../base <commit>``): the same payloads are converted by two worker
+processes, one importing each package, taking turns (which side goes first alternates every
+round); it prints the median rows/s of each side per dataset and their ratio.
 """
 
 from __future__ import annotations
@@ -17,11 +23,18 @@ import argparse
 import cProfile
 import io
 import json
+import os
+import pickle
 import pstats
 import random
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -238,15 +251,24 @@ def profile(fn: Callable[[], object], top: int) -> None:
 class Payloads:
     """The synthetic answers every measurement converts."""
 
-    def __init__(self, blocks: int, txs: int, validators: int, accounts: int, unique: bool) -> None:
-        synth = Synth(seed=1, accounts=accounts, unique=unique)
-        block_objs = [synth.block(10_000_000 + i, txs) for i in range(blocks)]
-        self.blocks_bytes = json.dumps(block_objs).encode()
-        self.traces_bytes = [json.dumps(synth.traces(b)).encode() for b in block_objs]
-        pages = [synth.validator() for _ in range(validators)]
-        self.pages_bytes = [json.dumps(pages[i : i + 100]).encode() for i in range(0, len(pages), 100)]
+    def __init__(self, blocks_bytes: bytes, traces_bytes: list[bytes], pages_bytes: list[bytes]) -> None:
+        self.blocks_bytes = blocks_bytes
+        self.traces_bytes = traces_bytes
+        self.pages_bytes = pages_bytes
         self.ctx = ConvertContext(shard_id=0)
         self.traces_ctx = traces_context(decode_blocks([self.blocks_bytes]), shard_id=0)
+
+    @classmethod
+    def synthetic(cls, blocks: int, txs: int, validators: int, accounts: int, unique: bool) -> Payloads:
+        """``blocks`` blocks of ``txs`` transactions, their traces, ``validators`` validators."""
+        synth = Synth(seed=1, accounts=accounts, unique=unique)
+        block_objs = [synth.block(10_000_000 + i, txs) for i in range(blocks)]
+        pages = [synth.validator() for _ in range(validators)]
+        return cls(
+            json.dumps(block_objs).encode(),
+            [json.dumps(synth.traces(b)).encode() for b in block_objs],
+            [json.dumps(pages[i : i + 100]).encode() for i in range(0, len(pages), 100)],
+        )
 
     def convert(self, name: str) -> int:
         """Convert this dataset's payloads once; return the number of rows."""
@@ -266,13 +288,102 @@ def measure(
     blocks: int = 200, repeat: int = 5, txs: int = 50, validators: int = 800
 ) -> list[tuple[str, int, float, float]]:
     """``(dataset, rows, rows/s, ms)`` for each dataset of :data:`MEASURED` (best of ``repeat``)."""
-    payloads = Payloads(blocks, txs, validators, accounts=5000, unique=False)
+    payloads = Payloads.synthetic(blocks, txs, validators, accounts=5000, unique=False)
     out = []
     for name in MEASURED:
         rows = payloads.convert(name)
         seconds = best_of(repeat, partial(payloads.convert, name))
         out.append((name, rows, rows / seconds, seconds * 1000))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# --against: two checkouts in the same run
+# --------------------------------------------------------------------------------------------
+
+
+def worker(payload_file: Path) -> None:
+    """Serve timing requests on stdin: a dataset name -> ``rows seconds`` of one conversion."""
+    import hmyframe
+
+    payloads = Payloads(*pickle.loads(payload_file.read_bytes()))
+    for name in MEASURED:
+        payloads.convert(name)  # warm-up
+    print(Path(hmyframe.__file__).resolve().parent.parent, flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        t0 = time.process_time()  # CPU time: what a contended shared machine disturbs least
+        rows = payloads.convert(name)
+        print(rows, time.process_time() - t0, flush=True)
+
+
+class _Side:
+    def __init__(self, checkout: Path, payload_file: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(payload_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        imported = Path(self.proc.stdout.readline().strip())
+        if imported != checkout.resolve():
+            self.close()
+            raise SystemExit(f"the worker for {checkout} imported hmyframe from {imported or '?'}")
+        self.seconds: dict[str, list[float]] = {name: [] for name in MEASURED}
+        self.rows: dict[str, int] = {}
+
+    def time(self, name: str) -> None:
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        rows, seconds = self.proc.stdout.readline().split()
+        self.rows[name] = int(rows)
+        self.seconds[name].append(float(seconds))
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def against(payloads: Payloads, baseline: Path, repeat: int, names: tuple[str, ...] = MEASURED) -> None:
+    """This checkout vs ``baseline``, taking turns; medians of ``repeat`` rounds of ``names``."""
+    here = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        payload_file = Path(tmp) / "payloads.pickle"
+        payload_file.write_bytes(
+            pickle.dumps((payloads.blocks_bytes, payloads.traces_bytes, payloads.pages_bytes))
+        )
+        new, old = _Side(here, payload_file), _Side(baseline, payload_file)
+        try:
+            for r in range(repeat):
+                for name in names:
+                    for side in (new, old) if r % 2 == 0 else (old, new):
+                        side.time(name)
+        finally:
+            new.close()
+            old.close()
+    print(
+        f"this checkout ({here}) vs {baseline}: bytes -> Arrow, CPU time, median of {repeat} alternating runs"
+    )
+    print(
+        f"  {'dataset':14s} {'rows':>7s} {'this rows/s':>12s} {'base rows/s':>12s} {'ratio':>6s}"
+        f"  {'ratio of the fastest runs':>25s}"
+    )
+    for name in names:
+        if new.rows[name] != old.rows[name]:
+            raise SystemExit(f"{name}: {new.rows[name]} rows here, {old.rows[name]} in the baseline")
+        t_new, t_old = statistics.median(new.seconds[name]), statistics.median(old.seconds[name])
+        best = min(old.seconds[name]) / min(new.seconds[name])
+        rows = new.rows[name]
+        print(
+            f"  {name:14s} {rows:7d} {rows / t_new:12,.0f} {rows / t_old:12,.0f} {t_old / t_new:5.2f}x"
+            f"  {best:24.2f}x"
+        )
 
 
 def main() -> None:
@@ -286,9 +397,30 @@ def main() -> None:
     parser.add_argument("--unique-addresses", action="store_true", help="draw every address fresh")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="print the top functions by own time")
+    parser.add_argument(
+        "--against", metavar="DIR", help="compare with the hmyframe package of another checkout"
+    )
+    parser.add_argument(
+        "--only",
+        metavar="NAMES",
+        help=f"with --against: comma-separated datasets to time (default: {','.join(MEASURED)})",
+    )
+    parser.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(Path(args.worker))
+        return
 
-    payloads = Payloads(args.blocks, args.txs, args.validators, args.accounts, args.unique_addresses)
+    payloads = Payloads.synthetic(
+        args.blocks, args.txs, args.validators, args.accounts, args.unique_addresses
+    )
+    if args.against:
+        names = tuple(args.only.split(",")) if args.only else MEASURED
+        unknown = set(names) - set(MEASURED)
+        if unknown:
+            parser.error(f"--only: not measured here: {', '.join(sorted(unknown))}")
+        against(payloads, Path(args.against), args.repeat, names)
+        return
     blocks_bytes, traces_bytes, pages_bytes = (
         payloads.blocks_bytes,
         payloads.traces_bytes,

@@ -33,10 +33,16 @@ TINY: dict[str, tuple[list[str], str]] = {
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
     "startup.py": (["--repeat", "1"], "start of hmyframe export"),
     "pipeline.py": (["--blocks", "60", "--latencies", "0", "--runs", "1", "--processes", "1"], "x wire"),
+    "headers_only.py": (["--blocks", "60", "--repeat", "1"], "bytes per block"),
     "rpc_client.py": (
         ["--blocks", "40", "--calls", "40", "--range", "10", "--seconds-limit", "20"],
         "calls/s",
     ),
+    "scale_out.py": (
+        ["--blocks", "200", "--repeats", "1", "--chunk-size", "100"],
+        "dask (2 workers), 2 endpoints",
+    ),
+    "time_search.py": (["--blocks", "1000", "--times", "5"], "binary search"),
 }
 
 
@@ -98,3 +104,30 @@ def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
         if peer in rows:
             assert rows[peer][0] == rows["hmyframe"][0], peer
     assert "failed:" not in report
+
+
+def test_convert_against_another_checkout_prints_ratios():
+    """``--against`` run with this checkout as its own baseline: both workers import their
+    side, and every requested dataset gets a row with equal row counts and a ratio."""
+    root = BENCH.parent
+    args = ["--blocks", "2", "--txs", "5", "--validators", "20", "--repeat", "1"]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "convert.py"),
+            *args,
+            "--against",
+            str(root),
+            "--only",
+            "transactions,traces",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=BENCH,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.strip().endswith("x")}
+    assert set(rows) == {"transactions", "traces"}
+    assert rows["transactions"][1] == "10"  # 2 blocks x 5 transactions
+    assert all(r[-2].endswith("x") and r[-1].endswith("x") for r in rows.values())

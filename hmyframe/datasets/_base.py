@@ -9,9 +9,12 @@ description everywhere.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +46,35 @@ AMOUNT = pa.decimal128(38, 0)
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
 _ONE_OF = b"one_of"
-_ATTO_PER_ONE = 10**18
+
+
+_GC_LOCK = threading.Lock()
+_gc_pausers = 0  # conversions under way that paused the cyclic garbage collector
+_gc_was_enabled = False  # the collector's state when the first of them began
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while converting.
+
+    Decoding allocates one container per JSON array (a trace's ``traceAddress``...) and none of
+    them forms a cycle; with the collector running, those allocations trigger collections that
+    walk every tracked object of the process, over and over. Nested and concurrent conversions
+    share one pause; the collector is enabled again (if it was) when the last one ends.
+    """
+    global _gc_pausers, _gc_was_enabled
+    with _GC_LOCK:
+        if _gc_pausers == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pausers += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _gc_pausers -= 1
+            if _gc_pausers == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
@@ -308,7 +339,8 @@ class Dataset:
             The decoded form of this dataset's :attr:`source` (e.g.
             :class:`~hmyframe.datasets.DecodedBlocks`).
         """
-        return self.decoder(_check_payloads(payloads, self.name), self.name)
+        with _gc_paused():
+            return self.decoder(_check_payloads(payloads, self.name), self.name)
 
     def build(self, decoded: Any, ctx: ConvertContext) -> pa.Table:
         """Build the table from decoded payloads.
@@ -328,7 +360,8 @@ class Dataset:
         """
         if not isinstance(ctx, ConvertContext):
             raise ConfigError(f"{self.name}: ctx must be a ConvertContext, got {short_repr(ctx)}")
-        columns = self.builder(decoded, ctx)
+        with _gc_paused():
+            columns = self.builder(decoded, ctx)
         table = pa.Table.from_arrays(
             [columns[f.name] if f.name in columns else _derived(f, columns) for f in self.schema],
             schema=self.schema,
@@ -361,14 +394,15 @@ class Dataset:
             If a payload is malformed; the message names the dataset, the field path and the
             offending value.
         """
-        return self.build(self.decode(payloads), ctx)
+        with _gc_paused():
+            return self.build(self.decode(payloads), ctx)
 
 
 def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
     """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
-    return pa.array(
-        [None if v is None else int(v) / _ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
-    )
+    from ._convert import one_from_exact  # _convert imports this module
+
+    return one_from_exact(exact.cast(AMOUNT))
 
 
 def _derived(f: pa.Field, columns: Mapping[str, pa.Array]) -> pa.Array:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from itertools import chain, repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -16,16 +16,25 @@ from ._base import ConvertContext
 from ._convert import (
     ZERO_HASH,
     Where,
-    address_arrays,
+    address_columns,
     amount_array,
     hash_array,
     int_array,
+    one_float_array,
     parse_ints,
     timestamp_array,
 )
 from ._decode import Block, DecodedBlocks, StakingTx, Tx
 
-__all__ = ["TxRows", "constant", "gather", "shard_column", "tx_common_columns"]
+__all__ = [
+    "CommonFields",
+    "TxRows",
+    "common_fields",
+    "constant",
+    "gather",
+    "shard_column",
+    "tx_common_columns",
+]
 
 
 def constant(value: Any, n: int, type_: pa.DataType) -> pa.Array:
@@ -42,12 +51,19 @@ class TxRows:
     """
 
     def __init__(
-        self, rows: list[Any], spans: list[tuple[int, int]], loose: int, where_of: Callable[[TxRows], Where]
+        self,
+        rows: list[Any],
+        spans: list[tuple[int, int]],
+        loose: int,
+        where_of: Callable[[TxRows], Where],
+        typed: bool = False,
     ) -> None:
         self.rows = rows
         self._spans = spans  # (block index, number of rows) for each block that has rows
         self._loose = loose
         self.where = where_of(self)
+        #: every quantity is an int, a str or None (see DecodedBlocks.typed)
+        self.typed = typed
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -103,7 +119,7 @@ def gather(decoded: DecodedBlocks, what: str, staking: bool) -> TxRows:
 
         return Where(what, path)
 
-    gathered = TxRows(rows, spans, len(loose), where_of)
+    gathered = TxRows(rows, spans, len(loose), where_of, decoded.typed)
     if str in set(map(type, rows)):
         i = next(i for i, t in enumerate(rows) if type(t) is str)
         hint = "request blocks with fullTx=true" if gathered.owner[i] >= 0 else "request fullTx=true"
@@ -111,49 +127,95 @@ def gather(decoded: DecodedBlocks, what: str, staking: bool) -> TxRows:
     return gathered
 
 
-def tx_common_columns(gathered: TxRows, blocks: list[Block], ctx: ConvertContext) -> dict[str, pa.Array]:
+class CommonFields(NamedTuple):
+    """The raw values of the fields every (staking) transaction has, one list per field.
+
+    ``numbers``, ``stamps`` and ``block_hashes`` may be ``None``: every row comes from a block
+    and repeats its block's number, time and hash (the caller checked it while gathering).
+    """
+
+    numbers: list[Any] | None
+    stamps: list[Any] | None
+    indexes: list[Any]
+    block_hashes: list[Any] | None
+    hashes: list[Any]
+    senders: list[Any]
+    gas: list[Any]
+    gas_prices: list[Any]
+    nonces: list[Any]
+
+
+def common_fields(rows: list[Tx] | list[StakingTx]) -> CommonFields:
+    """:class:`CommonFields` of ``rows``, one list comprehension per field."""
+    return CommonFields(
+        [t.blockNumber for t in rows],
+        [t.timestamp for t in rows],
+        [t.transactionIndex for t in rows],
+        [t.blockHash for t in rows],
+        [t.hash for t in rows],
+        [t.from_ for t in rows],
+        [t.gas for t in rows],
+        [t.gasPrice for t in rows],
+        [t.nonce for t in rows],
+    )
+
+
+def tx_common_columns(
+    gathered: TxRows,
+    blocks: list[Block],
+    ctx: ConvertContext,
+    fields: CommonFields | None = None,
+    addresses: Sequence[tuple[str, list[Any], str, bool]] = (),
+) -> dict[str, pa.Array]:
     """Columns every (staking) transaction has.
 
     A pending transaction (``blockNumber`` null) gets null block hash, index and timestamp
     (the node sends the zero hash and 0 for them). A transaction without ``timestamp`` (the
     early-2020 v1 format) takes its block's time; without ``shardID`` it takes
     ``ctx.shard_id``.
-    """
-    rows: list[Tx] | list[StakingTx] = gathered.rows
-    where = gathered.where
-    # every field first, in one sweep over the rows while they are in cache
-    numbers_raw = [t.blockNumber for t in rows]
-    stamps_raw = [t.timestamp for t in rows]
-    indexes_raw = [t.transactionIndex for t in rows]
-    block_hashes: list[str | None] = [t.blockHash for t in rows]
-    hashes = [t.hash for t in rows]
-    senders = [t.from_ for t in rows]
-    gas = [t.gas for t in rows]
-    gas_prices = [t.gasPrice for t in rows]
-    nonces = [t.nonce for t in rows]
 
-    from_one, from_hex = address_arrays(senders, where, "from", required=True)
+    ``fields`` are the rows' values when the caller gathered them already (see
+    :class:`CommonFields`). ``addresses`` are the table's other address columns, ``(column,
+    values, field name, required)`` each: they are converted together with ``from`` (each
+    distinct address once) into ``column`` and ``column_hex``.
+    """
+    where = gathered.where
+    typed = gathered.typed
+    fields = fields or common_fields(gathered.rows)
+    _, _, indexes_raw, _, hashes, senders, gas, gas_prices, nonces = fields
+
+    parts = [(senders, "from", True), *((values, name, req) for _, values, name, req in addresses)]
+    pairs = address_columns(parts, where)
+    gas_price = amount_array(gas_prices, where, "gasPrice", required=True, typed=typed)
     cols: dict[str, pa.Array] = {
         "transaction_hash": hash_array(hashes, where, "hash", required=True, checked=True),
-        "from_address": from_one,
-        "from_address_hex": from_hex,
-        "gas": int_array(gas, where, "gas", required=True),
-        "gas_price": amount_array(gas_prices, where, "gasPrice", required=True),
-        "nonce": int_array(nonces, where, "nonce", required=True),
+        "from_address": pairs[0][0],
+        "from_address_hex": pairs[0][1],
+        "gas": int_array(gas, where, "gas", required=True, typed=typed),
+        "gas_price": gas_price,
+        "gas_price_one": one_float_array(gas_prices, exact=gas_price),
+        "nonce": int_array(nonces, where, "nonce", required=True, typed=typed),
     }
-    shared = _block_columns(gathered, blocks, numbers_raw, stamps_raw, block_hashes)
+    for (column, *_), (one, hex_) in zip(addresses, pairs[1:], strict=True):
+        cols[column] = one
+        cols[f"{column}_hex"] = hex_
+    shared = _block_columns(gathered, blocks, fields)
     if shared is not None:  # the usual case: each row repeats its block's number, time and hash
         numbers_col, stamps_col, hashes_col = shared
         cols.update(
             {
                 "block_number": numbers_col,
                 "block_hash": hashes_col,
-                "transaction_index": int_array(indexes_raw, where, "transactionIndex"),
+                "transaction_index": int_array(indexes_raw, where, "transactionIndex", typed=typed),
                 "timestamp": stamps_col,
             }
         )
         return cols
 
+    rows = gathered.rows
+    numbers_raw = [t.blockNumber for t in rows] if fields.numbers is None else fields.numbers
+    stamps_raw = [t.timestamp for t in rows] if fields.stamps is None else fields.stamps
+    block_hashes = [t.blockHash for t in rows] if fields.block_hashes is None else fields.block_hashes
     if None in numbers_raw:
         owner = gathered.owner
         numbers_raw = [
@@ -185,15 +247,12 @@ def tx_common_columns(gathered: TxRows, blocks: list[Block], ctx: ConvertContext
 
 
 def _block_columns(
-    gathered: TxRows,
-    blocks: list[Block],
-    numbers: list[Any],
-    stamps: list[Any],
-    hashes: list[Any],
+    gathered: TxRows, blocks: list[Block], fields: CommonFields
 ) -> tuple[pa.Array, pa.Array, pa.Array] | None:
     """Block number, time and hash columns built once per block and spread over its rows, when
     every row comes from a block and repeats exactly its block's values (checked in C by list
-    comparison) and those values pass; else ``None`` (the row-by-row path names what is wrong)."""
+    comparison, unless ``fields`` says the caller checked it) and those values pass; else
+    ``None`` (the row-by-row path names what is wrong)."""
     spans = gathered.spans
     if gathered.loose or not spans:
         return None
@@ -206,7 +265,12 @@ def _block_columns(
     def spread(values: list[Any]) -> list[Any]:
         return list(chain.from_iterable(map(repeat, values, counts)))
 
-    if numbers != spread(block_numbers) or stamps != spread(block_stamps) or hashes != spread(block_hashes):
+    numbers, stamps, hashes = fields.numbers, fields.stamps, fields.block_hashes
+    if numbers is not None and numbers != spread(block_numbers):
+        return None
+    if stamps is not None and stamps != spread(block_stamps):
+        return None
+    if hashes is not None and hashes != spread(block_hashes):
         return None
     if None in block_numbers or None in block_stamps or None in block_hashes:
         return None  # pending rows: the row-by-row path nulls their block fields
@@ -221,8 +285,10 @@ def _block_columns(
     return number_col.take(index), stamp_col.take(index), hash_col.take(index)
 
 
-def shard_column(values: list[Any], where: Where, name: str, default: int | None) -> pa.Array:
+def shard_column(
+    values: list[Any], where: Where, name: str, default: int | None, *, typed: bool = False
+) -> pa.Array:
     """A shard id column (``int32``); missing values take ``default``."""
     if default is not None and None in values:
         values = [default if v is None else v for v in values]
-    return int_array(values, where, name, type_=pa.int32())
+    return int_array(values, where, name, type_=pa.int32(), typed=typed)

@@ -16,9 +16,10 @@ correctly rounded operation.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, NoReturn
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "Bad",
     "Where",
     "address_arrays",
+    "address_columns",
     "amount_array",
     "as_dict",
     "as_list",
@@ -46,6 +48,7 @@ __all__ = [
     "hex_data_array",
     "int_array",
     "one_float_array",
+    "one_from_exact",
     "parse_amount",
     "parse_dec_amount",
     "parse_int",
@@ -371,6 +374,33 @@ def _hex_words(arr: pa.Array, values: Sequence[Any]) -> tuple[Words, pa.Buffer |
     return _int_words(ints, parsed=True)
 
 
+def _typed_int64(values: Sequence[Any]) -> npt.NDArray[np.int64] | None:
+    """Bulk path of a column known to hold only ``int``, ``str`` and ``None``: the values as
+    int64 if all are ints in range (``array`` raises for ``None``, a string or a big int).
+
+    Never give it unchecked values: ``array`` would take ``True`` as 1.
+    """
+    try:
+        return np.frombuffer(array("q", values), dtype=np.int64)
+    except (TypeError, OverflowError):
+        return None
+
+
+def _typed_words(values: Sequence[Any], required: bool) -> tuple[Words, pa.Buffer | None] | None:
+    """:func:`_int_words` for a column known to hold only ``int``, ``str`` and ``None``."""
+    ints = _typed_int64(values)
+    if ints is not None:
+        if len(ints) and ints.min() < 0:
+            return None
+        words = np.zeros((len(ints), 2), dtype=np.uint64)
+        words[:, 0] = ints
+        return words, None
+    bulk = _big_int_words(values, parsed=True)  # big ints split exactly; a string gives None
+    if bulk is not None and required and bulk[1] is not None:
+        return None  # a null in a required column: the row path names it
+    return bulk
+
+
 def _int_column(
     words: Words, validity: pa.Buffer | None, arrow_type: pa.DataType, hi: int
 ) -> pa.Array | None:
@@ -391,10 +421,20 @@ def int_array(
     required: bool = False,
     type_: pa.DataType | None = None,
     parsed: bool = False,
+    typed: bool = False,
 ) -> pa.Array:
-    """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``)."""
+    """Integer quantities (hex, number, decimal text) -> non-negative ``int64`` (or ``type_``).
+
+    ``typed``: the values are known to be ``int``, ``str`` or ``None`` (from a typed decoder),
+    so a column of plain ints is taken in one C pass without looking at each value's type.
+    """
     arrow_type = type_ or pa.int64()
     hi = 2**31 - 1 if arrow_type == pa.int32() else INT64_MAX
+    if typed:
+        column = _typed_int64(values)
+        if column is not None and (not len(column) or (column.min() >= 0 and column.max() <= hi)):
+            arr = pa.Array.from_buffers(pa.int64(), len(column), [None, pa.py_buffer(column)])
+            return arr if arrow_type == pa.int64() else arr.cast(arrow_type)
     bulk = None if required and None in values else _int_words(values, parsed)
     if bulk is not None:
         arr = _int_column(*bulk, arrow_type, hi)
@@ -418,10 +458,21 @@ def _below_amount_limit(words: Words) -> bool:
 
 
 def amount_array(
-    values: Sequence[Any], where: Where, name: str, *, required: bool = False, parsed: bool = False
+    values: Sequence[Any],
+    where: Where,
+    name: str,
+    *,
+    required: bool = False,
+    parsed: bool = False,
+    typed: bool = False,
 ) -> pa.Array:
-    """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises."""
-    bulk = None if required and None in values else _int_words(values, parsed)
+    """Exact atto amounts -> ``decimal128(38, 0)``; more than 38 digits raises.
+
+    ``typed``: as for :func:`int_array`.
+    """
+    bulk = _typed_words(values, required) if typed else None
+    if bulk is None:
+        bulk = None if required and None in values else _int_words(values, parsed)
     if bulk is None or not _below_amount_limit(bulk[0]):
         ints = values if parsed else parse_ints(values, where, name, required=required)
         _check_range(
@@ -437,11 +488,37 @@ def amount_array(
     return pa.Array.from_buffers(AMOUNT, len(values), [validity, pa.py_buffer(words)])
 
 
+def _decimal_texts(texts: Sequence[Any], nulls: int, int_digits: int, *, whole: bool = False) -> bool:
+    """Whether every string of ``texts`` (all ``str`` or ``None``, ``nulls`` of them ``None``)
+    is ``[0-9]{1,int_digits}\\.[0-9]{18}`` (``.0{18}`` when ``whole``), checked with a few
+    C-level string operations over all of them (an Arrow regex costs several times more on
+    the short columns of a validator page). ``False`` means "not shown": the caller's regex
+    decides (a sign, for instance, is left to it)."""
+    present: Sequence[str] = [t for t in texts if t is not None] if nulls else texts
+    if not present:
+        return True
+    lengths = set(map(len, present))
+    if min(lengths) < 20 or max(lengths) > int_digits + 19:
+        return False
+    joined = "".join(present)
+    if not joined.isascii() or joined.count(".") != len(present):
+        return False
+    if whole:
+        if {t[-19:] for t in present} != {".000000000000000000"}:
+            return False
+    elif {t[-19] for t in present} != {"."}:
+        return False
+    # nothing but digits and those dots (bytes: no Unicode lookups)
+    return not joined.encode("ascii").translate(None, b"0123456789.")
+
+
 def dec_amount_array(values: Sequence[Any], where: Where, name: str) -> pa.Array:
     """``numeric.Dec`` stakes in atto (18-decimal strings) -> ``decimal128(38, 0)``, rounded
     half-even; whole numbers (the usual ``"N.000000000000000000"``) in bulk through Arrow."""
     arr = _strings(values, False)
     if arr is not None:
+        if _decimal_texts(values, arr.null_count, 38, whole=True):
+            return pc.utf8_slice_codeunits(arr, 0, -19).cast(AMOUNT)
         whole = pc.match_substring_regex(arr, r"^[0-9]{1,38}\.0{18}$")
         if pc.all(pc.fill_null(whole, True)).as_py() is not False:
             digits = pc.utf8_slice_codeunits(arr, 0, -19)
@@ -486,20 +563,39 @@ def one_float_array(ints: Sequence[Any], *, exact: pa.Array | None = None) -> pa
         its words are reused instead of read again.
     """
     n = len(ints)
-    bulk: tuple[Words, pa.Buffer | None] | None = None
-    if exact is not None and exact.type == AMOUNT and len(exact) == n and exact.offset == 0:
-        words = np.frombuffer(exact.buffers()[1], dtype=np.uint64, count=2 * n).reshape(n, 2)
-        bulk = words, exact.buffers()[0]
-    elif _LONG_DOUBLE_OK:
-        bulk = _int_words(ints, parsed=False)
-    if bulk is None or not _LONG_DOUBLE_OK:
+    if exact is not None and exact.type == AMOUNT and len(exact) == n:
+        return one_from_exact(exact)
+    bulk = _int_words(ints, parsed=False) if _LONG_DOUBLE_OK else None
+    if bulk is None:
         values = [None if v is None else parse_int(v) for v in ints]
         return pa.array([None if v is None else v / ATTO_PER_ONE for v in values], type=pa.float64())
     words, validity = bulk
     return pa.Array.from_buffers(pa.float64(), n, [validity, pa.py_buffer(_atto_to_one(words))])
 
 
+def one_from_exact(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """ONE as float64 from an exact ``decimal128(38, 0)`` atto column, read from its words."""
+    if isinstance(exact, pa.ChunkedArray):
+        exact = pa.concat_arrays(exact.chunks) if exact.num_chunks else pa.array([], type=AMOUNT)
+    if exact.offset:
+        exact = pa.concat_arrays([exact])  # a compact copy starting at offset 0
+    n = len(exact)
+    validity, data = exact.buffers()
+    words = np.frombuffer(data, dtype=np.uint64, count=2 * n).reshape(n, 2)
+    if not _LONG_DOUBLE_OK or (words[:, 1] >> np.uint64(63)).any():  # negative: not an amount
+        return pa.array(
+            [None if v is None else int(v) / ATTO_PER_ONE for v in exact.to_pylist()], type=pa.float64()
+        )
+    ones = _atto_to_one(words)
+    return pa.Array.from_buffers(
+        pa.float64(), n, [validity if exact.null_count else None, pa.py_buffer(ones)]
+    )
+
+
 def _atto_to_one(words: Words) -> npt.NDArray[np.float64]:
+    if not len(words) or (not words[:, 1].any() and int(words[:, 0].max()) < 2**53):
+        # every value is a float64 exactly, like 10**18: one IEEE division, correctly rounded
+        return words[:, 0].astype(np.float64) / np.float64(ATTO_PER_ONE)
     ld = np.longdouble
     quotient = (words[:, 1].astype(ld) * ld(2.0**64) + words[:, 0].astype(ld)) / ld(ATTO_PER_ONE)
     out = quotient.astype(np.float64)
@@ -689,6 +785,28 @@ def address_arrays(
     return pa.array(ones, type=pa.string()), pa.array(hexes, type=pa.string())
 
 
+def address_columns(
+    parts: Sequence[tuple[Sequence[Any], str, bool]], where: Where
+) -> list[tuple[pa.Array, pa.Array]]:
+    """Several address columns of the same rows, each given as ``(values, field name,
+    required)`` -> ``(one1 column, 0x column)`` for each, as :func:`address_arrays` gives them;
+    in bulk, the distinct addresses of all the columns are converted once."""
+    if len(parts) > 1:
+        bulk = _address_bulk(list(chain.from_iterable(values for values, _, _ in parts)), False)
+        if bulk is not None:
+            out: list[tuple[pa.Array, pa.Array]] = []
+            start = 0
+            for values, _, required in parts:
+                one, hex_ = bulk[0].slice(start, len(values)), bulk[1].slice(start, len(values))
+                if required and one.null_count:
+                    break
+                out.append((one, hex_))
+                start += len(values)
+            else:
+                return out
+    return [address_arrays(values, where, name, required=required) for values, name, required in parts]
+
+
 def _address_bulk(values: Sequence[Any], required: bool) -> tuple[pa.Array, pa.Array] | None:
     """Bulk path: every value a 42-character lower-case ``one1`` or ``0x`` address (or
     ``None`` / ``""``, which give null, unless ``required``). The distinct values (Arrow's
@@ -729,6 +847,8 @@ def ratio_arrays(
     """``numeric.Dec`` ratios -> (float64, exact 18-decimal text)."""
     arr = _strings(values, required)
     if arr is not None:  # the node's form, "0.100000000000000000": kept as sent, parsed by Arrow
+        if _decimal_texts(values, arr.null_count, 60):
+            return arr.cast(pa.float64()), arr
         ok = pc.match_substring_regex(arr, r"^-?[0-9]{1,60}\.[0-9]{18}$")
         if pc.all(pc.fill_null(ok, True)).as_py() is not False:
             return arr.cast(pa.float64()), arr

@@ -53,25 +53,25 @@ _T = TypeVar("_T")
 # ---------------------------------------------------------------------------------------
 
 
-class _TxCommon(msgspec.Struct, gc=False):
-    hash: str | None = None
+class Tx(msgspec.Struct, gc=False):
+    """A transaction object (``getTransactionByHash``, ``fullTx`` blocks).
+
+    Fields are declared in the node's key order, which lets msgspec match each key at once.
+    """
+
     blockHash: str | None = None
     blockNumber: Any = None
-    transactionIndex: Any = None
-    timestamp: Any = None
     from_: str | None = msgspec.field(default=None, name="from")
+    timestamp: Any = None
     gas: Any = None
     gasPrice: Any = None
-    nonce: Any = None
-
-
-class Tx(_TxCommon, gc=False):
-    """A transaction object (``getTransactionByHash``, ``fullTx`` blocks)."""
-
+    hash: str | None = None
     ethHash: str | None = None
-    to: str | None = None
-    value: Any = None
     input: str | None = None
+    nonce: Any = None
+    to: str | None = None
+    transactionIndex: Any = None
+    value: Any = None
     shardID: Any = None
     toShardID: Any = None
 
@@ -97,36 +97,48 @@ class StakingMsg(msgspec.Struct, gc=False):
     slotPubKeyToRemove: str | None = None
 
 
-class StakingTx(_TxCommon, gc=False):
-    """A staking transaction object (``type`` + ``msg``; no to/value/input)."""
+class StakingTx(msgspec.Struct, gc=False):
+    """A staking transaction object (``type`` + ``msg``; no to/value/input), in the node's key order."""
 
+    blockHash: str | None = None
+    blockNumber: Any = None
+    from_: str | None = msgspec.field(default=None, name="from")
+    timestamp: Any = None
+    gas: Any = None
+    gasPrice: Any = None
+    hash: str | None = None
+    nonce: Any = None
+    transactionIndex: Any = None
     type: str | None = None
     msg: StakingMsg | None = None
 
 
 class Block(msgspec.Struct, gc=False):
-    """A block object (``getBlockByNumber``, ``getBlockByHash``, one element of ``getBlocks``)."""
+    """A block object (``getBlockByNumber``, ``getBlockByHash``, one element of ``getBlocks``).
 
-    number: Any = None
-    hash: str | None = None
-    parentHash: str | None = None
-    miner: str | None = None
-    timestamp: Any = None
+    Fields are declared in the node's (alphabetical) key order.
+    """
+
     epoch: Any = None
-    viewID: Any = None
-    size: Any = None
+    extraData: str | None = None
     gasLimit: Any = None
     gasUsed: Any = None
-    stateRoot: str | None = None
-    transactionsRoot: str | None = None
-    receiptsRoot: str | None = None
-    mixHash: str | None = None
-    extraData: str | None = None
-    vrf: str | None = None
+    hash: str | None = None
     logsBloom: str | None = None
-    transactions: list[Tx | str] | None = None
-    stakingTransactions: list[StakingTx | str] | None = None
+    miner: str | None = None
+    mixHash: str | None = None
+    number: Any = None
+    parentHash: str | None = None
+    receiptsRoot: str | None = None
     signers: list[Any] | None = None
+    size: Any = None
+    stakingTransactions: list[StakingTx | str] | None = None
+    stateRoot: str | None = None
+    timestamp: Any = None
+    transactions: list[Tx | str] | None = None
+    transactionsRoot: str | None = None
+    viewID: Any = None
+    vrf: str | None = None
 
 
 class _Item(Block, gc=False):
@@ -150,6 +162,66 @@ class _Item(Block, gc=False):
     msg: StakingMsg | None = None
     # getStakingTransactionsHistory wrapper
     staking_transactions: list[StakingTx | str] | None = None
+
+
+# The same objects with every quantity typed ``int | str | None`` (v2 numbers, v1 hex strings):
+# the first decoder tried. Its columns then hold only ints, strings and None, which the
+# builders' bulk paths take without checking each value's type. A payload it rejects (a JSON
+# float such as the CLI's 3.46e+19, a boolean...) is decoded again with the classes above.
+_Q = int | str | None
+
+
+class _TypedTx(Tx, gc=False):
+    blockNumber: _Q = None
+    timestamp: _Q = None
+    gas: _Q = None
+    gasPrice: _Q = None
+    nonce: _Q = None
+    transactionIndex: _Q = None
+    value: _Q = None
+    shardID: _Q = None
+    toShardID: _Q = None
+
+
+class _TypedStakingMsg(StakingMsg, gc=False):
+    amount: _Q = None
+    commissionRate: _Q = None
+    maxCommissionRate: _Q = None
+    maxChangeRate: _Q = None
+    minSelfDelegation: _Q = None
+    maxTotalDelegation: _Q = None
+
+
+class _TypedStakingTx(StakingTx, gc=False):
+    blockNumber: _Q = None
+    timestamp: _Q = None
+    gas: _Q = None
+    gasPrice: _Q = None
+    nonce: _Q = None
+    transactionIndex: _Q = None
+    msg: _TypedStakingMsg | None = None
+
+
+class _TypedItem(_Item, gc=False):
+    epoch: _Q = None
+    gasLimit: _Q = None
+    gasUsed: _Q = None
+    number: _Q = None
+    size: _Q = None
+    stakingTransactions: list[_TypedStakingTx | str] | None = None  # type: ignore[assignment]
+    timestamp: _Q = None
+    transactions: list[_TypedTx | str] | None = None  # type: ignore[assignment]
+    viewID: _Q = None
+    blockNumber: _Q = None
+    transactionIndex: _Q = None
+    gas: _Q = None
+    gasPrice: _Q = None
+    nonce: _Q = None
+    value: _Q = None
+    shardID: _Q = None
+    toShardID: _Q = None
+    msg: _TypedStakingMsg | None = None
+    staking_transactions: list[_TypedStakingTx | str] | None = None  # type: ignore[assignment]
 
 
 _BLOCK_KEYS = ("number", "parentHash", "miner", "stateRoot", "transactionsRoot", "gasLimit", "logsBloom")
@@ -286,6 +358,9 @@ class DecodedBlocks:
         Staking transaction objects that came without a block, and their paths.
     signer_lists
         ``(payload index, addresses)`` for each ``getBlockSigners`` answer.
+    typed
+        True when every quantity of every object is an ``int``, a ``str`` or ``None`` (all
+        payloads passed the typed decoder); the column builders then skip per-value type checks.
     """
 
     blocks: list[Block] = field(default_factory=list)
@@ -295,21 +370,20 @@ class DecodedBlocks:
     staking_txs: list[StakingTx | str] = field(default_factory=list)
     staking_paths: list[str] = field(default_factory=list)
     signer_lists: list[tuple[int, list[str]]] = field(default_factory=list)
+    typed: bool = False
 
 
 _BLOCKS_DECODER = msgspec.json.Decoder(_BlocksPayload, float_hook=Decimal)
-_TX_FIELDS = Tx.__struct_fields__
-_STAKING_FIELDS = StakingTx.__struct_fields__
-_BLOCK_FIELDS = Block.__struct_fields__
+_TYPED_BLOCKS_DECODER = msgspec.json.Decoder(_TypedItem | list[_TypedItem | str] | None, float_hook=Decimal)
 
 
-def _convert(item: _Item, cls: type[_S], names: tuple[str, ...]) -> _S:
-    return cls(**{n: getattr(item, n) for n in names})
+def _convert(item: _Item, cls: type[_S]) -> _S:
+    return cls(**{n: getattr(item, n) for n in cls.__struct_fields__})
 
 
 def _classify(item: _Item, path: str, out: DecodedBlocks, what: str) -> None:
     if any(getattr(item, k) is not None for k in _BLOCK_KEYS):
-        out.blocks.append(_convert(item, Block, _BLOCK_FIELDS))
+        out.blocks.append(item)  # an _Item is a Block (its other fields are None)
         out.block_paths.append(path)
     elif item.staking_transactions is not None:
         for j, stx in enumerate(item.staking_transactions):
@@ -320,10 +394,10 @@ def _classify(item: _Item, path: str, out: DecodedBlocks, what: str) -> None:
             out.txs.append(tx)
             out.tx_paths.append(f"{path}.transactions[{j}]")
     elif item.type is not None or item.msg is not None:
-        out.staking_txs.append(_convert(item, StakingTx, _STAKING_FIELDS))
+        out.staking_txs.append(_convert(item, _TypedStakingTx if type(item) is _TypedItem else StakingTx))
         out.staking_paths.append(path)
     elif item.from_ is not None or item.hash is not None:
-        out.txs.append(_convert(item, Tx, _TX_FIELDS))
+        out.txs.append(_convert(item, _TypedTx if type(item) is _TypedItem else Tx))
         out.tx_paths.append(path)
     else:
         shown = {k: v for k, v in msgspec.structs.asdict(item).items() if v is not None}
@@ -360,9 +434,13 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
     ResponseShapeError
         For bytes that are not JSON or a structure that fits none of the above.
     """
-    out = DecodedBlocks()
+    out = DecodedBlocks(typed=True)
     for i, data in enumerate(payloads):
-        decoded = _decode(_BLOCKS_DECODER, what, i, data)
+        try:
+            decoded = _TYPED_BLOCKS_DECODER.decode(data)
+        except (msgspec.MsgspecError, RecursionError):  # not JSON, or a value of another type
+            out.typed = False
+            decoded = _decode(_BLOCKS_DECODER, what, i, data)
         if decoded is None:
             continue
         if isinstance(decoded, _Item):

@@ -144,69 +144,8 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     where = Where.of(NAME, data.paths)
     if data.records:
         raise_records(data)
-    cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
-    v_: list[dict[str, Any]] = []
-    key_lists: list[list[Any]] = []
-    for row, entry in enumerate(data.entries):
-        v = as_dict(entry["validator"], where, row, "validator", nullable=False)
-        assert v is not None
-        v_.append(v)
-        block, epoch = snapshot(entry, ctx, where, row)
-        cols["snapshot_block"].append(block)
-        cols["snapshot_epoch"].append(epoch)
-        perf = as_dict(entry.get("current-epoch-performance"), where, row, "current-epoch-performance")
-        signing_key = "current-epoch-performance.current-epoch-signing-percent"
-        signing = as_dict((perf or {}).get("current-epoch-signing-percent"), where, row, signing_key)
-        if signing is None:  # early-2020 format
-            signing_key = "current-epoch-signing-percent"
-            signing = as_dict(entry.get("current-epoch-signing-percent"), where, row, signing_key)
-        signing = signing or {}
-        cols["epoch_signing_percentage"].append(
-            pick(signing, "current-epoch-signing-percentage", "percentage")
-        )
-        cols["epoch_blocks_signed"].append(signing.get("current-epoch-signed"))
-        cols["epoch_blocks_to_sign"].append(signing.get("current-epoch-to-sign"))
-        lifetime = as_dict(entry.get("lifetime"), where, row, "lifetime")
-        availability = as_dict(v.get("availability"), where, row, "validator.availability")
-        if lifetime is not None:
-            blocks = as_dict(lifetime.get("blocks"), where, row, "lifetime.blocks") or {}
-            cols["lifetime_blocks_signed"].append(blocks.get("signed"))
-            cols["lifetime_blocks_to_sign"].append(blocks.get("to-sign"))
-            cols["lifetime_reward"].append(lifetime.get("reward-accumulated"))
-            cols["apr"].append(lifetime.get("apr"))
-        else:
-            avail = availability or {}
-            cols["lifetime_blocks_signed"].append(avail.get("num-blocks-signed"))
-            cols["lifetime_blocks_to_sign"].append(pick(avail, "num-blocks-to-sign", "num-of-blocks-to-sign"))
-            cols["lifetime_reward"].append(None)
-            cols["apr"].append(None)
-        active_status = entry.get("active-status")
-        epos_status = entry.get("epos-status")
-        is_active, is_banned = _status_flags(active_status, epos_status)
-        if "active" in v:  # early-2020 format
-            is_active = v["active"]
-        if "banned" in v:
-            is_banned = v["banned"]
-        cols["is_active"].append(is_active)
-        cols["is_banned"].append(is_banned)
-        cols["active_status"].append(active_status)
-        cols["epos_status"].append(epos_status)
-        cols["booted_status"].append(entry.get("booted-status"))
-        cols["is_elected"].append(entry.get("currently-in-committee"))
-        total = entry.get("total-delegation")
-        if total is None and "total-delegation" not in entry:
-            # the early-2020 format has no total but lists every delegation: their exact sum
-            total = _delegated(v, where, row)
-        cols["total_delegation"].append(total)
-        cols["epos_winning_stake"].append(entry.get("epos-winning-stake"))
-        keys = as_list(v.get("bls-public-keys"), where, row, "validator.bls-public-keys")
-        key_lists.append(keys)
-        cols["bls_key_count"].append(len(keys))
-        count = array_length(v, "delegations")
-        if type(count) is not int:
-            count = len(as_list(count, where, row, "validator.delegations"))
-        cols["delegation_count"].append(count)
-
+    fast = _current_rows(data.entries, ctx)
+    cols, v_, key_lists = fast if fast is not None else _rows(data.entries, ctx, where)
     _check_bls_keys(key_lists, where)
     cols["bls_public_keys"] = [",".join(keys) for keys in key_lists]
 
@@ -283,6 +222,161 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     }
 
 
+def _rows(
+    entries: list[dict[str, Any]], ctx: ConvertContext, where: Where
+) -> tuple[dict[str, list[Any]], list[dict[str, Any]], list[list[Any]]]:
+    """Per-row values of every shape :func:`decode_validators` accepts, row by row: (columns
+    filled here, each row's ``validator`` object, each row's BLS keys); the first bad value
+    raises, named."""
+    cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
+    v_: list[dict[str, Any]] = []
+    key_lists: list[list[Any]] = []
+    for row, entry in enumerate(entries):
+        v = as_dict(entry["validator"], where, row, "validator", nullable=False)
+        assert v is not None
+        v_.append(v)
+        block, epoch = snapshot(entry, ctx, where, row)
+        cols["snapshot_block"].append(block)
+        cols["snapshot_epoch"].append(epoch)
+        perf = as_dict(entry.get("current-epoch-performance"), where, row, "current-epoch-performance")
+        signing_key = "current-epoch-performance.current-epoch-signing-percent"
+        signing = as_dict((perf or {}).get("current-epoch-signing-percent"), where, row, signing_key)
+        if signing is None:  # early-2020 format
+            signing_key = "current-epoch-signing-percent"
+            signing = as_dict(entry.get("current-epoch-signing-percent"), where, row, signing_key)
+        signing = signing or {}
+        cols["epoch_signing_percentage"].append(
+            pick(signing, "current-epoch-signing-percentage", "percentage")
+        )
+        cols["epoch_blocks_signed"].append(signing.get("current-epoch-signed"))
+        cols["epoch_blocks_to_sign"].append(signing.get("current-epoch-to-sign"))
+        lifetime = as_dict(entry.get("lifetime"), where, row, "lifetime")
+        availability = as_dict(v.get("availability"), where, row, "validator.availability")
+        if lifetime is not None:
+            blocks = as_dict(lifetime.get("blocks"), where, row, "lifetime.blocks") or {}
+            cols["lifetime_blocks_signed"].append(blocks.get("signed"))
+            cols["lifetime_blocks_to_sign"].append(blocks.get("to-sign"))
+            cols["lifetime_reward"].append(lifetime.get("reward-accumulated"))
+            cols["apr"].append(lifetime.get("apr"))
+        else:
+            avail = availability or {}
+            cols["lifetime_blocks_signed"].append(avail.get("num-blocks-signed"))
+            cols["lifetime_blocks_to_sign"].append(pick(avail, "num-blocks-to-sign", "num-of-blocks-to-sign"))
+            cols["lifetime_reward"].append(None)
+            cols["apr"].append(None)
+        active_status = entry.get("active-status")
+        epos_status = entry.get("epos-status")
+        is_active, is_banned = _status_flags(active_status, epos_status)
+        if "active" in v:  # early-2020 format
+            is_active = v["active"]
+        if "banned" in v:
+            is_banned = v["banned"]
+        cols["is_active"].append(is_active)
+        cols["is_banned"].append(is_banned)
+        cols["active_status"].append(active_status)
+        cols["epos_status"].append(epos_status)
+        cols["booted_status"].append(entry.get("booted-status"))
+        cols["is_elected"].append(entry.get("currently-in-committee"))
+        total = entry.get("total-delegation")
+        if total is None and "total-delegation" not in entry:
+            # the early-2020 format has no total but lists every delegation: their exact sum
+            total = _delegated(v, where, row)
+        cols["total_delegation"].append(total)
+        cols["epos_winning_stake"].append(entry.get("epos-winning-stake"))
+        keys = as_list(v.get("bls-public-keys"), where, row, "validator.bls-public-keys")
+        key_lists.append(keys)
+        cols["bls_key_count"].append(len(keys))
+        count = array_length(v, "delegations")
+        if type(count) is not int:
+            count = len(as_list(count, where, row, "validator.delegations"))
+        cols["delegation_count"].append(count)
+
+    return cols, v_, key_lists
+
+
+_FAST_COLUMNS = (
+    "snapshot_block",
+    "snapshot_epoch",
+    "epoch_signing_percentage",
+    "epoch_blocks_signed",
+    "epoch_blocks_to_sign",
+    "lifetime_blocks_signed",
+    "lifetime_blocks_to_sign",
+    "lifetime_reward",
+    "apr",
+)
+
+
+def _current_rows(
+    entries: list[dict[str, Any]], ctx: ConvertContext
+) -> tuple[dict[str, list[Any]], list[dict[str, Any]], list[list[Any]]] | None:
+    """What :func:`_rows` gives, one field at a time over all rows, for the current format
+    only: every nested member a JSON object where :func:`_rows` takes one, ``lifetime``
+    present, no early-2020 key, snapshot numbers plain ints. Anything else gives ``None``
+    (then :func:`_rows` runs and names what is wrong), so both paths accept the same input."""
+    dict_ = dict
+    v_: list[Any] = [e.get("validator") for e in entries]
+    perfs: list[Any] = [e.get("current-epoch-performance") for e in entries]
+    lifetimes: list[Any] = [e.get("lifetime") for e in entries]
+    if not {type(x) for x in (*v_, *perfs, *lifetimes)} <= {dict_}:
+        return None
+    signings: list[Any] = [p.get("current-epoch-signing-percent") for p in perfs]
+    blocks: list[Any] = [lt.get("blocks") for lt in lifetimes]
+    keys: list[Any] = [v.get("bls-public-keys") for v in v_]
+    if not {type(x) for x in (*signings, *blocks)} <= {dict_} or not set(map(type, keys)) <= {list}:
+        return None
+    for v in v_:
+        if "active" in v or "banned" in v or v.get("availability") is not None:
+            return None
+    if not all("total-delegation" in e for e in entries):
+        return None
+    counts = [array_length(v, "delegations") for v in v_]
+    if not set(map(type, counts)) <= {int}:
+        return None
+    n = len(entries)
+    snapshot_blocks: list[Any] = [ctx.snapshot_block] * n
+    snapshot_epochs: list[Any] = [ctx.snapshot_epoch] * n
+    if ctx.snapshot_block is None or ctx.snapshot_epoch is None:
+        if ctx.snapshot_block is None:
+            snapshot_blocks = [p.get("block") for p in perfs]
+        if ctx.snapshot_epoch is None:
+            snapshot_epochs = [p.get("epoch") for p in perfs]
+        numbers = [x for x in (*snapshot_blocks, *snapshot_epochs) if x is not None]
+        if not set(map(type, numbers)) <= {int} or (numbers and min(numbers) < 0):
+            return None  # hex text, a float, a negative number...: parsed (or refused) row by row
+    active = [e.get("active-status") for e in entries]
+    epos = [e.get("epos-status") for e in entries]
+    flags = list(map(_status_flags, active, epos))
+    cols: dict[str, list[Any]] = dict(
+        zip(
+            _FAST_COLUMNS,
+            (
+                snapshot_blocks,
+                snapshot_epochs,
+                [pick(s, "current-epoch-signing-percentage", "percentage") for s in signings],
+                [s.get("current-epoch-signed") for s in signings],
+                [s.get("current-epoch-to-sign") for s in signings],
+                [b.get("signed") for b in blocks],
+                [b.get("to-sign") for b in blocks],
+                [lt.get("reward-accumulated") for lt in lifetimes],
+                [lt.get("apr") for lt in lifetimes],
+            ),
+            strict=True,
+        )
+    )
+    cols["is_active"] = [f[0] for f in flags]
+    cols["is_banned"] = [f[1] for f in flags]
+    cols["active_status"] = active
+    cols["epos_status"] = epos
+    cols["booted_status"] = [e.get("booted-status") for e in entries]
+    cols["is_elected"] = [e.get("currently-in-committee") for e in entries]
+    cols["total_delegation"] = [e["total-delegation"] for e in entries]
+    cols["epos_winning_stake"] = [e.get("epos-winning-stake") for e in entries]
+    cols["bls_key_count"] = list(map(len, keys))
+    cols["delegation_count"] = counts
+    return cols, v_, keys
+
+
 def _delegated(v: dict[str, Any], where: Where, row: int) -> int:
     """Exact sum of the amounts of a validator's listed delegations (self delegation included)."""
     total = 0
@@ -297,14 +391,25 @@ def _delegated(v: dict[str, Any], where: Where, row: int) -> int:
 
 
 def _check_bls_keys(key_lists: list[list[Any]], where: Where) -> None:
-    """Every key 96 hex digits (``0x`` allowed): one regex over all of them, then the first bad
-    one is looked for only if there is one."""
+    """Every key 96 hex digits (``0x`` allowed): checked in bulk, then the first bad one is
+    looked for only if there is one.
+
+    The usual case (no prefix) is one ``bytes.fromhex`` of all keys joined: it takes hex digits
+    of either case and ASCII whitespace, so keys of 96 characters each that give 48 bytes each
+    are hex digits only. Keys with a prefix go through one Arrow regex.
+    """
     flat = [k for keys in key_lists for k in keys]
     try:
-        ok = pc.all(pc.match_substring_regex(pa.array(flat, type=pa.string()), _BLS_KEY_RE)).as_py()
-    except (pa.ArrowException, TypeError):
+        ok = set(map(len, flat)) <= {96} and len(bytes.fromhex("".join(flat))) == 48 * len(flat)
+    except (TypeError, ValueError):
         ok = False
-    if ok is False:
+    if not ok:
+        try:
+            arr = pa.array(flat, type=pa.string())
+            ok = not arr.null_count and pc.all(pc.match_substring_regex(arr, _BLS_KEY_RE)).as_py() is True
+        except (pa.ArrowException, TypeError):
+            ok = False
+    if not ok:
         for row, keys in enumerate(key_lists):
             for k in keys:
                 if not isinstance(k, str) or not _BLS_KEY.fullmatch(k):

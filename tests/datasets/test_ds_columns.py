@@ -217,6 +217,14 @@ ratios = st.one_of(
     ),
     st.none(),
     st.sampled_from(["0.5", "1", "0.1234567890123456789", "x", "1e5", "-0.000000000000000001"]),
+    st.sampled_from(
+        [
+            "1.00000000000000000\u0663",
+            "1..00000000000000000",
+            ".1000000000000000000",
+            "1" * 61 + "." + "0" * 18,
+        ]
+    ),
     st.just(7),
 )
 
@@ -233,7 +241,23 @@ stakes = st.one_of(
     st.sampled_from(
         ["0.500000000000000000", "1.500000000000000000", "7", "x", "-1.000000000000000000", None, 3]
     ),
+    st.sampled_from(["1.00000000000000000\u0660", "1..00000000000000000", "1" * 39 + ".000000000000000000"]),
 )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.text(alphabet="0123456789.-x \u0663", min_size=18, max_size=24), max_size=4),
+    st.integers(1, 3),
+)
+def test_decimal_text_check_never_accepts_what_the_regex_refuses(texts, int_digits):
+    import re
+
+    pattern = re.compile(rf"[0-9]{{1,{int_digits}}}\.[0-9]{{18}}")
+    if _convert._decimal_texts(texts, 0, int_digits):
+        assert all(pattern.fullmatch(t) for t in texts)
+    elif texts and all(pattern.fullmatch(t) and t.isascii() for t in texts):
+        raise AssertionError(f"{texts} refused")
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from ds_helpers import A1, A2, A3, BLS, as_bytes, current_validator, legacy_validator
+from ds_helpers import A1, A2, A3, BLS, as_bytes, consumed, current_validator, legacy_validator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -449,3 +449,92 @@ def test_rows_come_sorted_with_pending_last():
     assert keys[:-1] == sorted(k for k in keys if k[0] is not None)
     assert keys[-1] == (None, None)
     assert len(got) == 8  # nothing dropped: the same transaction listed twice stays twice
+
+
+# --------------------------------------------------------------------------------------
+# validators: the column-at-a-time path for the current format and the row-by-row path agree
+# --------------------------------------------------------------------------------------
+
+_VALIDATOR_SAMPLES = [s for s, names in consumed() if "validators" in names]
+
+
+def _validators_both_ways(payloads, ctx, monkeypatch):
+    import hmyframe.datasets.validators as vmod
+
+    ds = DATASETS["validators"]
+    used = []
+    real = vmod._current_rows
+
+    def spy(entries, c):
+        out = real(entries, c)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(vmod, "_current_rows", spy)
+    fast = ds.convert(payloads, ctx)
+    monkeypatch.setattr(vmod, "_current_rows", lambda entries, c: None)
+    slow = ds.convert(payloads, ctx)
+    assert fast.equals(slow)
+    return used[-1]
+
+
+@pytest.mark.parametrize("sample", _VALIDATOR_SAMPLES, ids=[s.file for s in _VALIDATOR_SAMPLES])
+def test_validators_fast_and_row_paths_agree_on_samples(sample, monkeypatch):
+    _validators_both_ways([sample.payload], ConvertContext(shard_id=0), monkeypatch)
+
+
+def _with_perf(**changes):
+    entry = current_validator()
+    entry["current-epoch-performance"] = {**entry["current-epoch-performance"], **changes}
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("entries", "fast"),
+    [
+        ([current_validator(), current_validator(A2)], True),
+        ([_with_perf(block="0x10")], False),
+        ([current_validator(lifetime=None), current_validator(A2)], False),
+        ([current_validator(**{"active-status": "inactive", "epos-status": "banned"})], True),
+        ([current_validator(**{"total-delegation": None})], True),
+    ],
+)
+def test_validators_fast_path_taken_only_for_the_current_format(entries, fast, monkeypatch):
+    assert _validators_both_ways([as_bytes(entries)], ConvertContext(shard_id=0), monkeypatch) is fast
+    ctx = ConvertContext(shard_id=0, snapshot_block=5, snapshot_epoch=1)
+    _validators_both_ways([as_bytes(entries)], ctx, monkeypatch)
+
+
+def test_validators_fast_path_leaves_a_negative_snapshot_block_to_the_row_path():
+    bad = _with_perf(block=-1)
+    with pytest.raises(ResponseShapeError, match="-1"):
+        DATASETS["validators"].convert([as_bytes([bad])], ConvertContext(shard_id=0))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        BLS[:47] + " " + BLS[48:],  # 96 characters, one a space (bytes.fromhex would skip it)
+        BLS[:48] + " " + BLS[49:95] + "0",  # a space where a pair starts, still 96 characters
+        BLS[:-1],
+        BLS + "0",
+        BLS[:-1] + "g",
+        BLS[:-1] + "\u0663",  # an Arabic-Indic digit: str.isdigit, but not hex
+        "0X" + BLS,
+        7,
+        None,
+    ],
+)
+def test_validators_bad_bls_key_is_named(bad):
+    entry = current_validator()
+    entry["validator"]["bls-public-keys"] = [BLS, bad]
+    with pytest.raises(ResponseShapeError, match="96 hex digits") as info:
+        DATASETS["validators"].convert([as_bytes([entry])], CTX)
+    assert repr(bad)[:20].strip("'") in str(info.value) or str(bad)[:20] in str(info.value)
+
+
+def test_validators_bls_keys_of_either_case_and_prefix_pass():
+    entry = current_validator()
+    entry["validator"]["bls-public-keys"] = [BLS.upper(), "0x" + BLS]
+    (row,) = DATASETS["validators"].convert([as_bytes([entry])], CTX).to_pylist()
+    assert row["bls_public_keys"] == f"{BLS.upper()},0x{BLS}"
