@@ -71,7 +71,9 @@ def main() -> int:
             return 1
         wire = summaries["wire@8"]
         assert wire is not None
-        print(f"  {'contender':20s} {'seconds':>8s} {'blocks/s':>9s} {'rows':>8s} {'RSS MB':>7s} {'x wire':>7s}")
+        print(
+            f"  {'contender':20s} {'seconds':>8s} {'blocks/s':>9s} {'rows':>8s} {'RSS MB':>7s} {'x wire':>7s}"
+        )
         for label, s in summaries.items():
             assert s is not None
             print(
