@@ -9,6 +9,7 @@ plot reads like the others by using them: :func:`axes` (the caller's Axes or a n
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator
 from datetime import UTC
 from typing import Any, cast
@@ -190,7 +191,7 @@ class _StepDecimals(Formatter):
 
     def __call__(self, x: float, pos: int | None = None) -> str:
         locs = self._ticks
-        steps = [b - a for a, b in zip(locs, locs[1:], strict=False) if b > a]
+        steps = [b - a for a, b in itertools.pairwise(locs) if b > a]
         step = min(steps) if steps else abs(x)
         decimals = 0
         while decimals < 8 and step and abs(round(step, decimals) - step) > 1e-9 * step:
