@@ -9,6 +9,7 @@ plot reads like the others by using them: :func:`axes` (the caller's Axes or a n
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator
 from datetime import UTC
 from typing import Any, cast
@@ -20,7 +21,7 @@ import pandas as pd
 from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
-from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
+from matplotlib.ticker import Formatter, FuncFormatter, MaxNLocator, PercentFormatter
 
 __all__ = [
     "ACCENT",
@@ -156,9 +157,12 @@ def fmt_one(value: float | None, *, unit: bool = True) -> str:
 
 
 def fmt_percent(value: float | None, digits: int = 1) -> str:
-    """A fraction as a percentage: ``0.123`` -> ``'12.3%'``."""
+    """A fraction as a percentage: ``0.123`` -> ``'12.3%'``, ``0.0003`` -> ``'<0.1%'``."""
     if value is None or value != value:  # None or NaN
         return "–"
+    smallest = 10.0**-digits  # the smallest percentage shown: a non-zero share never reads 0.0%
+    if 0 < abs(value) * 100 < smallest / 2:
+        return f"{'<' if value > 0 else '>-'}{smallest:.{digits}f}%"
     return f"{value * 100:.{digits}f}%"
 
 
@@ -170,8 +174,29 @@ def one_axis(ax: Axes, which: str = "y", label: str = "ONE") -> None:
     """Tick labels in ONE with thousands separators; the axis label names the unit."""
     axis = _axis(ax, which)
     axis.set_major_locator(MaxNLocator(nbins=5 if which == "x" else 7))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: fmt_one(v, unit=False)))
+    axis.set_major_formatter(_StepDecimals())
     axis.set_label_text(label)
+
+
+class _StepDecimals(Formatter):
+    """Thousands separators and as many decimals as the tick step needs, the same on every tick.
+
+    (``0, 0.8, 1.6 ... 4.8`` rather than ``0, 0.8 ... 4, 4.80``.)
+    """
+
+    _ticks: tuple[float, ...] = ()
+
+    def set_locs(self, locs: Any) -> None:
+        self._ticks = tuple(sorted(float(v) for v in locs))
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        locs = self._ticks
+        steps = [b - a for a, b in itertools.pairwise(locs) if b > a]
+        step = min(steps) if steps else abs(x)
+        decimals = 0
+        while decimals < 8 and step and abs(round(step, decimals) - step) > 1e-9 * step:
+            decimals += 1
+        return f"{x:,.{decimals}f}"
 
 
 def count_axis(ax: Axes, which: str = "y", label: str = "") -> None:

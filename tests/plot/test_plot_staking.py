@@ -13,7 +13,7 @@ from plot_frames import ONE, delegations, frame, validators, voting_power
 
 from hmyframe import metrics, plot
 from hmyframe.errors import ConfigError
-from hmyframe.plot._style import BAD, GOOD
+from hmyframe.plot._style import BAD, GOOD, fmt_percent, one_axis
 
 
 def texts(ax: Axes) -> list[str]:
@@ -39,7 +39,7 @@ def test_stake_distribution_bars_are_stakes_in_one(ax: Axes) -> None:
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Beta", "Alpha", "other 2 validators"]
     total = 3_000_150
     assert f"3,000,000 ({3_000_000 / total:.1%})" in texts(ax)
-    assert f"together 50 ONE ({50 / total:.1%} of all stake)" in texts(ax)
+    assert "together 50 ONE (<0.1% of all stake)" in texts(ax)  # a non-zero share never reads 0.0%
     assert ax.get_xlabel() == "stake (ONE)"
     assert tick(ax, "x", 2_500_000) == "2,500,000"
     assert title(ax) == "Stake distribution"
@@ -248,3 +248,22 @@ def test_bad_arguments_are_named() -> None:
         plot.history(history_frame(), "apr")
     with pytest.raises(ConfigError, match="ax must be a matplotlib Axes"):
         plot.status_breakdown(validators(), ax="left")  # type: ignore[arg-type]
+
+
+def test_one_ticks_show_the_same_decimals_on_every_tick(ax: Axes) -> None:
+    ax.plot([0, 1, 2], [0.0, 2.9, 4.3])
+    one_axis(ax, "y", "lifetime reward (ONE)")
+    ax.set_ylim(0, 4.8)
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 4
+    assert {len(label.partition(".")[2]) for label in labels} == {1}  # "4.0", never "4" beside "4.8"
+    assert tick(ax, "y", 1_600_000) == "1,600,000.0"  # separators kept; decimals follow the step
+
+
+@pytest.mark.parametrize(
+    ("share", "shown"),
+    [(0.000384, "<0.1%"), (0.0, "0.0%"), (0.0006, "0.1%"), (0.123, "12.3%"), (-0.0001, ">-0.1%")],
+)
+def test_a_small_non_zero_share_never_reads_zero(share: float, shown: str) -> None:
+    assert fmt_percent(share) == shown
