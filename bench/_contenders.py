@@ -45,6 +45,8 @@ def hmyframe_export(p: dict[str, Any]) -> Callable[[], Result]:
     if p.get("trace_url"):
         argv += ["--trace-rpc", p["trace_url"]]
     argv += ["--max-in-flight", str(p.get("in_flight", 8))]
+    if p.get("convert_processes"):
+        argv += ["--convert-processes", str(p["convert_processes"])]
 
     def run() -> Result:
         code = main(argv)

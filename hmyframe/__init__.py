@@ -9,51 +9,122 @@ Quick tour::
 
 Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
-cache or export folder back; :func:`export` writes chain slices to disk (on a Dask cluster with
-``client=``, see :mod:`hmyframe.scale`). Analysis lives in :mod:`hmyframe.metrics` (pure functions),
+cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
 :mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
 :func:`staking_history` fetches validator snapshots epoch by epoch.
+
+``import hmyframe`` loads none of that: each name is imported on first use (pandas when a
+DataFrame is made, matplotlib when a plot is drawn), so scripts and the command line start fast.
 """
 
 from __future__ import annotations
 
-from hmyframe import aio
-from hmyframe.amounts import to_one
-from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
-from hmyframe.api import staking_history as staking_history
-from hmyframe.cache import Cache
-from hmyframe.datasets import DATASETS, Dataset, to_pandas
-from hmyframe.engine import FetchOptions, NotFoundWarning, Session, StakingHistory
-from hmyframe.engine._public import REGISTRY as _REGISTRY
-from hmyframe.engine._public import sync_twin as _sync_twin
-from hmyframe.errors import HmyframeError
-from hmyframe.export import export as _export
-from hmyframe.reader import read
-from hmyframe.rpc import Client, RetryPolicy
+import importlib
+import importlib.util
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DATASETS",
-    "Cache",
-    "Client",
-    "FetchOptions",
-    "HmyframeError",
-    "NotFoundWarning",
-    "RetryPolicy",
-    "Session",
-    "StakingHistory",
-    "__version__",
-    "aio",
-    "dataset",
-    "export",
-    "read",
-    "schema",
-    "staking_history",
-    "to_one",
-    "to_pandas",
-    *_REGISTRY,
-]
+if TYPE_CHECKING:
+    from hmyframe import aio as aio
+    from hmyframe import metrics as metrics
+    from hmyframe import plot as plot
+    from hmyframe import report as report
+    from hmyframe.amounts import to_one as to_one
+    from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
+    from hmyframe.api import staking_history as staking_history
+    from hmyframe.cache import Cache as Cache
+    from hmyframe.datasets import DATASETS as DATASETS
+    from hmyframe.datasets import Dataset
+    from hmyframe.datasets import to_pandas as to_pandas
+    from hmyframe.engine import FetchOptions as FetchOptions
+    from hmyframe.engine import Session as Session
+    from hmyframe.engine._history import StakingHistory as StakingHistory
+    from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
+    from hmyframe.engine._public import sync_twin as _sync_twin
+    from hmyframe.errors import HmyframeError as HmyframeError
+    from hmyframe.export import export as _export_coroutine
+
+    export = _sync_twin(_export_coroutine)
+    from hmyframe.reader import read as read
+    from hmyframe.rpc import Client as Client
+    from hmyframe.rpc import RetryPolicy as RetryPolicy
+
+#: Where each name other than the fetchers comes from (imported on first use).
+_HOMES = {
+    "aio": "hmyframe.aio",
+    "metrics": "hmyframe.metrics",
+    "plot": "hmyframe.plot",
+    "report": "hmyframe.report",
+    "to_one": "hmyframe.amounts",
+    "Cache": "hmyframe.cache",
+    "DATASETS": "hmyframe.datasets",
+    "to_pandas": "hmyframe.datasets",
+    "FetchOptions": "hmyframe.engine",
+    "Session": "hmyframe.engine",
+    "StakingHistory": "hmyframe.engine._history",
+    "NotFoundWarning": "hmyframe.engine._lookups",
+    "HmyframeError": "hmyframe.errors",
+    "read": "hmyframe.reader",
+    "Client": "hmyframe.rpc",
+    "RetryPolicy": "hmyframe.rpc",
+}
+#: Subpackages, bound as modules rather than taken from them.
+_MODULES = ("aio", "metrics", "plot", "report")
+
+
+def _public_names() -> list[str]:
+    from hmyframe.engine._public import REGISTRY
+
+    homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]
+    return ["__version__", "dataset", "export", "schema", *homes, *REGISTRY]
+
+
+def __getattr__(name: str) -> Any:
+    """Every public name, imported on first use (see the module docstring)."""
+    if name == "__all__":
+        value: Any = _public_names()
+    elif name == "export":
+        # hmyframe.export(...): exports to Parquet / CSV, here or on a Dask cluster (client=);
+        # the module of the same name stays importable (from hmyframe.export import ...)
+        from hmyframe.engine._public import sync_twin
+        from hmyframe.export import export as coroutine
+
+        value = sync_twin(coroutine)
+    elif name in _MODULES:
+        value = importlib.import_module(f"hmyframe.{name}")
+    elif name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name]), name)
+    elif name.startswith("_"):
+        raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
+    elif importlib.util.find_spec(f"hmyframe.{name}") is not None:
+        value = importlib.import_module(f"hmyframe.{name}")  # a subpackage (hmyframe.engine...)
+    else:
+        api = importlib.import_module("hmyframe.api")
+        if not hasattr(api, name):
+            raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
+        value = getattr(api, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_public_names(), *_MODULES})
+
+
+class _Package(types.ModuleType):
+    """``hmyframe`` itself: importing the submodule ``hmyframe.export`` (the command line does)
+    must not bind the module over the function ``hmyframe.export``."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "export" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def dataset(name: str) -> Dataset:
@@ -76,24 +147,6 @@ def dataset(name: str) -> Dataset:
     from hmyframe.datasets import get
 
     return get(name)
-
-
-#: ``hmyframe.export(...)``: exports to Parquet / CSV, in this process or on a Dask cluster
-#: (``client=``); the module of the same name stays importable (``from hmyframe.export import ...``).
-export = _sync_twin(_export)
-
-#: Subpackages loaded on first use (``hmyframe.plot`` imports matplotlib).
-_LAZY = ("metrics", "plot", "report")
-
-
-def __getattr__(name: str) -> object:
-    """``hmyframe.metrics``, ``hmyframe.plot`` and ``hmyframe.report`` without importing them
-    (and matplotlib) with every ``import hmyframe``."""
-    if name in _LAZY:
-        import importlib
-
-        return importlib.import_module(f"hmyframe.{name}")
-    raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
 
 
 def schema(name: str) -> object:

@@ -1,11 +1,49 @@
 """The asynchronous public API: ``await hmyframe.aio.transactions(...)`` and friends.
 
 Same names and parameters as the synchronous functions of :mod:`hmyframe` (each of those runs
-the coroutine of the same name here). Each function's docstring explains every parameter.
+the coroutine of the same name here). Each function's docstring explains every parameter::
+
+    from hmyframe import aio
+    df = await aio.transactions(1000, 1999, rpc="devnet")
+
+The functions are made in :mod:`hmyframe.engine._public` from the datasets registry: one line
+below binds each public name (a test checks the lines and the registry agree).
 """
 
-from hmyframe import engine as _engine
-from hmyframe.engine import *  # noqa: F403  (this module is hmyframe.engine's public API under a short name)
-from hmyframe.export import export
+from hmyframe.engine import DEFAULT_RPC as DEFAULT_RPC
+from hmyframe.engine import DEFAULT_TRACE_RPC as DEFAULT_TRACE_RPC
+from hmyframe.engine import RANGE_DATASETS as RANGE_DATASETS
+from hmyframe.engine import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
+from hmyframe.engine import FetchOptions as FetchOptions
+from hmyframe.engine import Session as Session
+from hmyframe.engine import _public
+from hmyframe.engine import default_devnet as default_devnet
+from hmyframe.engine._history import StakingHistory as StakingHistory
+from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
 
-__all__ = [*(name for name in vars(_engine) if not name.startswith("_")), "export"]
+# block ranges
+blocks = _public.range_fetcher("blocks")
+transactions = _public.range_fetcher("transactions")
+staking_transactions = _public.range_fetcher("staking_transactions")
+signers = _public.range_fetcher("signers")
+traces = _public.traces_fetcher("traces")
+# validator snapshots
+validators = _public.snapshot_fetcher("validators")
+voting_power = _public.snapshot_fetcher("voting_power")
+delegations = _public.snapshot_fetcher("delegations")
+undelegations = _public.snapshot_fetcher("undelegations")
+# any of those by name, and the point lookups
+fetch = _public.fetch
+head = _public.head
+shards = _public.shards
+pending_cx_receipts = _public.pending_cx_receipts
+tx_counts = _public.tx_counts
+transactions_by_hash = _public.transactions_by_hash
+traces_by_hash = _public.traces_by_hash
+# validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
+from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
+
+# exports to Parquet / CSV (in this process or on a Dask cluster)
+from hmyframe.export import export as export  # noqa: E402
+
+__all__ = [name for name in list(globals()) if not name.startswith("_")]

@@ -6,7 +6,7 @@ loop alike. One line binds each name of :data:`hmyframe.engine._public.REGISTRY`
 they agree); ``hmyframe`` re-exports them all.
 """
 
-from hmyframe import engine as _aio
+from hmyframe import aio as _aio
 from hmyframe.engine._public import sync_twin as _twin
 
 blocks = _twin(_aio.blocks)

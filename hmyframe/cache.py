@@ -61,14 +61,20 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-
+from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = [
     "Cache",

@@ -18,7 +18,8 @@ The hierarchy::
     │   └── NotFoundError              a block / transaction the node does not have
     ├── ResponseShapeError             the answer does not have the shape we expected
     ├── CacheError                     a cache file is stale, corrupt or unwritable
-    └── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
+    ├── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
+    └── ConversionWorkerError          a conversion worker process died
 
 Every message names what was being done: the endpoint (with credentials and API keys
 redacted, see :func:`redact_url`), the method and its params, or the dataset, field and
@@ -38,6 +39,7 @@ __all__ = [
     "ClusterError",
     "ConfigError",
     "ConnectionFailedError",
+    "ConversionWorkerError",
     "HTTPStatusError",
     "HmyframeError",
     "InvalidParamsError",
@@ -140,6 +142,18 @@ def short_repr(value: Any, limit: int = 120) -> str:
 
 class HmyframeError(Exception):
     """Root of every error hmyframe raises on purpose."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as built (message and attributes), whatever its __init__ takes: errors of a
+        # conversion worker process reach the fetching process whole
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[HmyframeError], args: tuple[Any, ...], state: dict[str, Any]) -> HmyframeError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ConfigError(HmyframeError, ValueError):
@@ -334,3 +348,8 @@ class CacheError(HmyframeError):
 class ClusterError(HmyframeError):
     """A Dask task of a distributed export failed outside hmyframe: a worker died running it
     too often (the scheduler's ``allowed-failures``), it was cancelled, or the cluster went away."""
+
+
+class ConversionWorkerError(HmyframeError):
+    """A conversion worker process (``FetchOptions.convert_processes``) died converting a chunk:
+    nothing of that chunk was kept, and running again fetches it."""

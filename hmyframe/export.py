@@ -32,22 +32,31 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Literal
-
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
+from typing import TYPE_CHECKING, Any, Literal
 
 from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe.cache import Cache, ensure_writable_folder, os_reason
+from hmyframe.datasets.sources import kind_of
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._public import ShardSpec, _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
+from hmyframe.engine._shards import ShardSpec, shard_ids, shard_label, shard_spec
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import CacheError, ConfigError, short_repr
 from hmyframe.storage import is_url
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
+    pacsv = lazy_module("pyarrow.csv")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["ExportSummary", "ExportedDataset", "export"]
 
@@ -171,7 +180,7 @@ async def export(
     if not names:
         raise ConfigError("nothing to export: give at least one dataset")
     for name in names:
-        ds.get(name)
+        kind_of(name)  # an unknown name is a ConfigError listing the valid ones
         if name not in RANGE_DATASETS and name not in SNAPSHOT_DATASETS:
             raise ConfigError(
                 f"dataset {name!r} cannot be exported (it is a point lookup); exportable: "
@@ -185,7 +194,7 @@ async def export(
         raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
     if range_names:
         parse_range(start, end)  # a spec that is not understood fails before any request
-    spec = _shard_spec(shard)
+    spec = shard_spec(shard)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
@@ -215,8 +224,8 @@ async def export(
             session.endpoint_spec()  # endpoints the workers can reach, checked before any request
         chain_id = await session.chain_id()
         if range_names:
-            ids = await _shard_ids(session, spec)
-            with Progress.make(progress, _label("export", ids)) as bar:
+            ids = await shard_ids(session, spec)
+            with Progress.make(progress, shard_label("export", ids)) as bar:
 
                 def tick(blocks: int) -> None:
                     count(blocks)

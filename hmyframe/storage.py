@@ -39,13 +39,18 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePath, PurePosixPath
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote, urlsplit
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError, short_repr
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:  # loaded when a table is read or written (see hmyframe._lazy)
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["FsspecStorage", "LocalStorage", "Stat", "Storage", "is_url", "open_storage", "os_reason"]
 

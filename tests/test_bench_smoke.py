@@ -31,6 +31,8 @@ TINY: dict[str, tuple[list[str], str]] = {
     ),
     "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
+    "startup.py": (["--repeat", "1"], "start of hmyframe export"),
+    "pipeline.py": (["--blocks", "60", "--latencies", "0", "--runs", "1", "--processes", "1"], "x wire"),
     "headers_only.py": (["--blocks", "60", "--repeat", "1"], "bytes per block"),
     "rpc_client.py": (
         ["--blocks", "40", "--calls", "40", "--range", "10", "--seconds-limit", "20"],

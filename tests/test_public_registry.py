@@ -11,7 +11,7 @@ import types
 import pytest
 
 import hmyframe
-from hmyframe import aio, api, engine
+from hmyframe import aio, api
 from hmyframe.datasets import DATASETS
 from hmyframe.engine._public import PARAMETERS, REGISTRY
 
@@ -29,9 +29,9 @@ def _bound_fetchers(module: types.ModuleType) -> set[str]:
 
 
 def test_every_registered_fetcher_is_bound_once_async_and_once_sync() -> None:
-    assert set(NAMES) == _bound_fetchers(engine) == _bound_fetchers(api)
+    assert set(NAMES) == _bound_fetchers(aio) == _bound_fetchers(api)
     for name in NAMES:
-        assert getattr(aio, name) is getattr(engine, name) is REGISTRY[name].function
+        assert getattr(aio, name) is REGISTRY[name].function
         assert getattr(hmyframe, name) is getattr(api, name)
         assert name in hmyframe.__all__
         assert name in aio.__all__

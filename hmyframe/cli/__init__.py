@@ -24,8 +24,16 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS: tuple[str, ...] = ("demo", "export", "report", "head", "shards", "cache", "schema", "devnet")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every command of ``COMMANDS`` registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser with every command of ``COMMANDS`` registered.
+
+    Parameters
+    ----------
+    only
+        Register this command alone (``main`` does when the command line names one: each
+        command module imports what its command needs, so ``hmyframe export`` does not load
+        the report's pandas and matplotlib).
+    """
     from hmyframe import __version__
 
     parser = argparse.ArgumentParser(
@@ -34,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hmyframe {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"hmyframe.cli.{name}")
         module.register(subparsers)
     return parser
@@ -42,8 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # the first word not starting with "-" is the command (the top level takes no valued option)
+    command = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(command if command in COMMANDS else None)
+    args = parser.parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -81,6 +81,13 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
     )
     group.add_argument("--chunk-size", type=int, default=1000, help="blocks per cache file (default 1000)")
     group.add_argument(
+        "--convert-processes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes converting and writing chunks on other cores (default 0: threads of this process)",
+    )
+    group.add_argument(
         "--blocks-per-request", type=int, default=100, help="blocks per getBlocks call or batch (default 100)"
     )
     group.add_argument(
@@ -129,4 +136,5 @@ def fetch_options(args: argparse.Namespace) -> FetchOptions:
         requests_per_second=args.rps,
         timeout=args.timeout,
         retry=RetryPolicy(attempts=args.retries + 1),
+        convert_processes=args.convert_processes,
     )

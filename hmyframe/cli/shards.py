@@ -8,8 +8,9 @@ from typing import Any
 import pandas as pd
 
 from hmyframe._sync import run as run_sync
+from hmyframe.aio import shards
 from hmyframe.cli._common import add_rpc_arguments, request_options, rpc_target
-from hmyframe.engine import FetchOptions, Session, shards
+from hmyframe.engine import FetchOptions, Session
 
 __all__ = ["register", "run"]
 

@@ -16,23 +16,21 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hmyframe.datasets import sources
 from hmyframe.errors import ConfigError, short_repr
 
 __all__ = [
     "AMOUNT",
     "SHARED",
     "TIMESTAMP",
-    "BlockDetail",
     "ConvertContext",
     "Dataset",
-    "FetchKind",
-    "Source",
     "column",
     "describe",
     "one_column",
@@ -41,15 +39,6 @@ __all__ = [
     "schema_fingerprint",
     "shared",
 ]
-
-Source = Literal["blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts"]
-#: How the public API fetches a dataset: by block range, as a validator snapshot at one block,
-#: or only by point lookups (hashes, addresses, the pool).
-FetchKind = Literal["range", "snapshot", "lookup"]
-#: What a block-range dataset needs in each fetched block besides its header:
-#: ``"full_tx"`` full transaction objects (hashes suffice otherwise), ``"signers"`` the signers.
-BlockDetail = Literal["full_tx", "signers"]
-SOURCES: tuple[Source, ...] = ("blocks", "traces", "validators", "cx_receipts", "shards", "tx_counts")
 
 #: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
 AMOUNT = pa.decimal128(38, 0)
@@ -288,30 +277,27 @@ class Dataset:
     sort_by
         Columns the converted table is sorted by (ascending, nulls last).
     source
-        Which kind of payload feeds it (see :mod:`hmyframe.datasets`).
+        Which kind of payload feeds it (see :mod:`hmyframe.datasets`; for a block-range dataset,
+        the name of its :class:`~hmyframe.datasets.sources.RangeSource`).
     fingerprint
         Stable hash of the schema, for cache validation.
     methods
         The node methods whose answers it converts (documentation).
-    fetched_by
-        How the public API fetches it: ``"range"`` (by block range, cached per range),
-        ``"snapshot"`` (a validator snapshot at one block) or ``"lookup"`` (point lookups only).
-    block_detail
-        For block-range datasets built from blocks: what each block must carry besides its
-        header (``"full_tx"``, ``"signers"``); a fetch of datasets needing neither asks for
-        headers only.
+    summary, notes
+        First line of its public fetcher's documentation, and what is worth knowing about
+        fetching it (both optional).
     """
 
     name: str
     description: str
     schema: pa.Schema
     sort_by: tuple[str, ...]
-    source: Source
+    source: str
     methods: tuple[str, ...]
     builder: Builder = field(repr=False, compare=False)
     decoder: Decoder = field(repr=False, compare=False)
-    fetched_by: FetchKind = "lookup"
-    block_detail: frozenset[BlockDetail] = frozenset()
+    summary: str = ""
+    notes: str = ""
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -325,6 +311,19 @@ class Dataset:
                 raise ConfigError(
                     f"dataset {self.name!r}: {f.name} is the companion of no exact column {base!r}"
                 )
+
+    @property
+    def fetched_by(self) -> sources.FetchKind:
+        """How the public API fetches it: ``"range"`` (by block range, cached per range),
+        ``"snapshot"`` (a validator snapshot at one block) or ``"lookup"`` (point lookups only);
+        declared in :mod:`hmyframe.datasets.sources`."""
+        return sources.kind_of(self.name)
+
+    @property
+    def block_detail(self) -> frozenset[str]:
+        """For a block-range dataset: what each answer must carry for it (``"full_tx"``,
+        ``"signers"``; see :class:`~hmyframe.datasets.sources.Fill`); empty for others."""
+        return sources.fill_of(self.name).detail if self.fetched_by == "range" else frozenset()
 
     def decode(self, payloads: Sequence[bytes]) -> Any:
         """Decode raw payload bytes once (they may then feed several :meth:`build` calls).

@@ -110,5 +110,6 @@ DATASET = Dataset(
     methods=("hmy(v2)_getBlocks", "hmy(v2)_getBlockByNumber", "hmy(v2)_getBlockByHash"),
     builder=build,
     decoder=decode_blocks,
-    fetched_by="range",
+    summary="Blocks ``start..end`` of ``shard``: one row per block.",
+    notes="Blocks alone are asked without their transactions (headers and transaction hashes), a fraction of the bytes of full blocks; the counts are the same.",
 )

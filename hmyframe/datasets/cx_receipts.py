@@ -130,5 +130,4 @@ DATASET = Dataset(
     methods=("hmy(v2)_getPendingCXReceipts", "hmy(v2)_getCXReceiptByHash"),
     builder=build,
     decoder=decode_json,
-    fetched_by="lookup",
 )

@@ -108,5 +108,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
-    fetched_by="snapshot",
+    summary="Every delegation at ``block`` (default: the head): one row per (validator, delegator).",
 )

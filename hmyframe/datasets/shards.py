@@ -63,5 +63,4 @@ DATASET = Dataset(
     methods=("hmy(v2)_getShardingStructure",),
     builder=build,
     decoder=decode_json,
-    fetched_by="lookup",
 )

@@ -103,6 +103,6 @@ DATASET = Dataset(
     methods=("hmy(v2)_getBlocks / getBlockByNumber (withSigners)", "hmy(v2)_getBlockSigners"),
     builder=build,
     decoder=decode_blocks,
-    fetched_by="range",
-    block_detail=frozenset({"signers"}),
+    summary="Signers of blocks ``start..end``: one row per (block, signer).",
+    notes="Block N's signers are known from block N+1, so ``end`` is at most ``head - 1`` (the default end).",
 )

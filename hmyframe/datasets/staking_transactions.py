@@ -176,6 +176,6 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_blocks,
-    fetched_by="range",
-    block_detail=frozenset({"full_tx"}),
+    summary="Staking transactions of blocks ``start..end``: one row per staking transaction.",
+    notes="Staking transactions exist on shard 0 only.",
 )

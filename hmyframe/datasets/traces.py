@@ -257,6 +257,6 @@ DATASET = Dataset(
     methods=("trace_block", "trace_transaction"),
     builder=build,
     decoder=decode_traces,
-    fetched_by="range",
-    block_detail=frozenset({"full_tx"}),
+    summary="Execution traces (Parity style) of every transaction of blocks ``start..end``.",
+    notes="Traces come from ``trace_block`` on the trace endpoint; each row carries the transaction's Harmony hash, resolved from the block's transactions whatever hash the node reports.",
 )

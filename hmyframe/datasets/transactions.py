@@ -138,6 +138,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_blocks,
-    fetched_by="range",
-    block_detail=frozenset({"full_tx"}),
+    summary="Plain transactions of blocks ``start..end`` of ``shard``: one row per transaction.",
 )

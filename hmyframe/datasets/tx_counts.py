@@ -73,5 +73,4 @@ DATASET = Dataset(
     methods=("hmy(v2)_getTransactionCount",),
     builder=build,
     decoder=decode_json,
-    fetched_by="lookup",
 )

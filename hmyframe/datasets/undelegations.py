@@ -95,5 +95,5 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
-    fetched_by="snapshot",
+    summary="Every pending undelegation at ``block`` (default: the head).",
 )

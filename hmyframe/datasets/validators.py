@@ -438,5 +438,6 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
-    fetched_by="snapshot",
+    summary="Every validator at ``block`` (default: the head): one row per validator.",
+    notes="All pages of ``getAllValidatorInformationByBlockNumber`` at that one block, paced so the node's limiter is never tripped. Percentages and rates are fractions 0..1.",
 )

@@ -179,5 +179,6 @@ DATASET = Dataset(
     ),
     builder=build,
     decoder=decode_validators,
-    fetched_by="snapshot",
+    summary="Voting power per validator, shard and BLS key at ``block`` (default: the head).",
+    notes="Percentages are fractions 0..1 (0.05 is 5 %).",
 )

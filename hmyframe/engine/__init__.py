@@ -1,49 +1,25 @@
-"""The fetch engine and the async public fetchers (``hmyframe.aio`` is this module's public API).
+"""The fetch engine: sessions, the block-range driver, snapshots and lookups.
 
-Every fetcher here is a coroutine returning a pandas DataFrame (or a pyarrow / polars table with
-``output=``). ``hmyframe`` exposes a synchronous twin of each under the same name; use these
-directly from async code::
-
-    from hmyframe import aio
-    df = await aio.transactions(1000, 1999, rpc="devnet")
-
-Each function's docstring explains every parameter it takes (``help(aio.transactions)``). The
-functions are made in :mod:`hmyframe.engine._public` from the datasets registry: one line below
-binds each public name (a test checks the lines and the registry agree).
+The public coroutines made from it live in :mod:`hmyframe.aio` (one line there binds each
+public name to its template in :mod:`hmyframe.engine._public`); this package holds the
+machinery, which names no dataset: what to fetch and how comes from the datasets' declarations
+(:mod:`hmyframe.datasets.sources`). Importing it loads neither pandas nor pyarrow.
 """
 
-from hmyframe.engine import _public
-from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
-from hmyframe.engine._ranges import RANGE_DATASETS as RANGE_DATASETS
+from hmyframe.datasets.sources import RANGE_DATASETS as RANGE_DATASETS
+from hmyframe.datasets.sources import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
 from hmyframe.engine._session import DEFAULT_RPC as DEFAULT_RPC
 from hmyframe.engine._session import DEFAULT_TRACE_RPC as DEFAULT_TRACE_RPC
 from hmyframe.engine._session import FetchOptions as FetchOptions
 from hmyframe.engine._session import Session as Session
 from hmyframe.engine._session import default_devnet as default_devnet
-from hmyframe.engine._snapshots import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
 
-# block ranges
-blocks = _public.range_fetcher("blocks")
-transactions = _public.range_fetcher("transactions")
-staking_transactions = _public.range_fetcher("staking_transactions")
-signers = _public.range_fetcher("signers")
-traces = _public.traces_fetcher("traces")
-# validator snapshots
-validators = _public.snapshot_fetcher("validators")
-voting_power = _public.snapshot_fetcher("voting_power")
-delegations = _public.snapshot_fetcher("delegations")
-undelegations = _public.snapshot_fetcher("undelegations")
-# any of those by name, and the point lookups
-fetch = _public.fetch
-head = _public.head
-shards = _public.shards
-pending_cx_receipts = _public.pending_cx_receipts
-tx_counts = _public.tx_counts
-transactions_by_hash = _public.transactions_by_hash
-traces_by_hash = _public.traces_by_hash
-# validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
-from hmyframe.engine._history import StakingHistory as StakingHistory  # noqa: E402
-from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
-
-# no __all__: `from hmyframe.engine import *` (hmyframe.aio) takes every public name above, and
-# mypy reads them without a second list of names to keep in step
+__all__ = [
+    "DEFAULT_RPC",
+    "DEFAULT_TRACE_RPC",
+    "RANGE_DATASETS",
+    "SNAPSHOT_DATASETS",
+    "FetchOptions",
+    "Session",
+    "default_devnet",
+]

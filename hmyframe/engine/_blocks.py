@@ -27,16 +27,14 @@ from __future__ import annotations
 import math
 import operator
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-import numpy as np
-
 from hmyframe._tasks import gather_or_raise
-from hmyframe.datasets._convert import Bad, parse_int
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
 if TYPE_CHECKING:
@@ -116,7 +114,8 @@ def _bound(value: object, side: Literal["start", "end"], what: str) -> Bound:
         return _time(value, side)
     if isinstance(value, date):
         return _day(value, side)
-    if isinstance(value, np.datetime64):
+    np = sys.modules.get("numpy")  # a numpy.datetime64 exists only once numpy is loaded
+    if np is not None and isinstance(value, np.datetime64):
         if np.isnat(value):
             raise _bad(what, value, "not a time")
         seconds = value.astype("datetime64[us]").astype(np.int64) / 1e6
@@ -242,6 +241,8 @@ class _Finder:
                 v2.get_block_by_number(n, full_tx=False, incl_staking=False, shard=self.shard)
                 for n in missing
             )
+            from hmyframe.datasets._convert import Bad, parse_int
+
             for n, header in zip(missing, headers, strict=True):
                 raw = header.get("timestamp") if isinstance(header, dict) else None
                 try:
@@ -312,6 +313,7 @@ async def resolve_range(
     shard: int,
     *,
     end_offset: int = 0,
+    end_reason: str = "",
 ) -> tuple[int, int]:
     """Block numbers ``(first, last)`` of a caller's ``start`` / ``end`` on ``shard``.
 
@@ -323,9 +325,9 @@ async def resolve_range(
         As the fetchers take them (see the module documentation).
     shard
         The shard whose blocks are meant.
-    end_offset
-        Subtracted from the head when ``end`` is left out or ``"latest"`` (1 for ``signers``:
-        block N's signers are only known from block N+1).
+    end_offset, end_reason
+        Subtracted from the head when ``end`` is left out or ``"latest"``, and why (see
+        :func:`hmyframe.datasets.sources.head_offset`).
 
     Returns
     -------
@@ -384,7 +386,7 @@ async def resolve_range(
         assert last is not None
         hi = lo + last.value - 1
     if hi < lo and (last is None or last.kind == "latest"):
-        why = " (and block N's signers need block N+1)" if end_offset else ""
+        why = f" (and {end_reason})" if end_offset and end_reason else ""
         raise ConfigError(
             f"start block {lo} is beyond the head of shard {shard}: the head is block {hi + end_offset}{why}"
         )

@@ -7,22 +7,16 @@ cached. Other failures (a malformed answer, a wrong chain, a full disk) stop new
 starting while the running ones finish. Either way the error raised at the end names the block
 ranges that were not fetched and says that running again resumes (what was fetched is in the
 cache and is not asked for again).
-
-:func:`check_trace_blocks` refuses traces whose block hashes are not those of the blocks they
-claim to belong to (a trace endpoint of another chain that does not answer
-``hmy_getBlockByNumber``, so that the client could not compare genesis blocks).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
-import pyarrow as pa
+from hmyframe.errors import HmyframeError, RateLimitError, TransportError
 
-from hmyframe.errors import HmyframeError, RateLimitError, TransportError, WrongChainError, redact_url
-
-__all__ = ["check_trace_blocks", "run_chunks"]
+__all__ = ["run_chunks"]
 
 #: Chunks failing in a row (none succeeding in between), per concurrent chunk, after which no
 #: new chunk is started: the endpoint is down, not flaky.
@@ -120,36 +114,3 @@ async def run_chunks(
     error.args = (f"{error}; {tail}",)
     error.unfetched = unfetched  # type: ignore[attr-defined]
     raise error
-
-
-def check_trace_blocks(traces: pa.Table, block_hashes: Mapping[int, str], url: str, shard: int) -> None:
-    """Refuse traces whose ``block_hash`` is not the hash of block ``block_number``.
-
-    Parameters
-    ----------
-    traces
-        A ``traces`` table.
-    block_hashes
-        Block number -> hash of the blocks the traces were asked for (at least those with
-        transactions).
-    url
-        The trace endpoint (named, redacted, in the error).
-    shard
-        Its shard.
-
-    Raises
-    ------
-    WrongChainError
-        At the first trace of a block whose hash differs.
-    """
-    if traces.num_rows == 0:
-        return
-    numbers = traces["block_number"].to_pylist()
-    hashes = traces["block_hash"].to_pylist()
-    for number, got in zip(numbers, hashes, strict=True):
-        want = block_hashes.get(number)
-        if want is None or got is None or want.lower() != got.lower():
-            raise WrongChainError(
-                f"the trace endpoint {redact_url(url)} serves another chain than shard {shard}: its trace of "
-                f"block {number} names block hash {got}, the block's hash is {want}; no trace was cached"
-            )

@@ -17,24 +17,33 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
-from hmyframe.datasets import ConvertContext, decode_validators
-from hmyframe.datasets._convert import Bad, parse_int
 from hmyframe.engine._progress import Progress
 from hmyframe.engine._session import FetchOptions, Session, block_arg
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import ConfigError, MethodNotFoundError, ResponseShapeError, RpcError, short_repr
-from hmyframe.metrics import annotate, staking_summary
-from hmyframe.metrics._values import exact_series
 from hmyframe.rpc.methods import address_param
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from hmyframe import metrics
+    from hmyframe.datasets import _convert
+    from hmyframe.metrics import _values
+else:  # loaded when a history is fetched (see hmyframe._lazy)
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
+    metrics = lazy_module("hmyframe.metrics")
+    _convert = lazy_module("hmyframe.datasets._convert")
+    _values = lazy_module("hmyframe.metrics._values")
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -96,8 +105,8 @@ def _header_int(header: dict[str, Any], key: str) -> int | None:
     if value is None:
         return None
     try:
-        return parse_int(value)
-    except Bad:
+        return _convert.parse_int(value)
+    except _convert.Bad:
         raise ResponseShapeError("getBlockByNumber", key, value, f"a block {key}") from None
 
 
@@ -105,16 +114,16 @@ async def current_epoch(session: Session) -> int:
     """The beacon chain's current epoch (``getEpoch``)."""
     raw = await session.client.request(session.methods.method("getEpoch"), [], shard=0)
     try:
-        return parse_int(raw)
-    except Bad:
+        return _convert.parse_int(raw)
+    except _convert.Bad:
         raise ResponseShapeError("getEpoch", "result", raw, "an epoch number") from None
 
 
 def _block_number(raw: Any) -> int:
     """An ``epochLastBlock`` answer as an int (a JSON number; hex text accepted)."""
     try:
-        return parse_int(raw)
-    except Bad:
+        return _convert.parse_int(raw)
+    except _convert.Bad:
         raise ResponseShapeError("epochLastBlock", "result", raw, "a block number") from None
 
 
@@ -223,8 +232,8 @@ async def _validator_tables(
         if exc.code == -32000 and "not present" in exc.rpc_message:
             return None
         raise
-    ctx = ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=epoch)
-    decoded = decode_validators([raw])
+    ctx = ds.ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=epoch)
+    decoded = ds.decode_validators([raw])
     return {name: ds.to_pandas(ds.get(name).build(decoded, ctx)) for name in SNAPSHOT_DATASETS}
 
 
@@ -302,7 +311,9 @@ async def fetch_staking_history(
                 )
                 frames = {name: _with_epoch(ds.to_pandas(t), epoch) for name, t in fetched.items()}
                 summaries.append(
-                    staking_summary(frames["validators"], frames["voting_power"], frames["delegations"])
+                    metrics.staking_summary(
+                        frames["validators"], frames["voting_power"], frames["delegations"]
+                    )
                 )
             else:
                 got = await _validator_tables(session, validator, block, epoch)
@@ -310,7 +321,7 @@ async def fetch_staking_history(
                     bar.update(1)
                     continue
                 frames = {name: _with_epoch(got[name], epoch) for name in tables}
-            frames["validators"] = annotate(
+            frames["validators"] = metrics.annotate(
                 frames["validators"], frames["voting_power"], frames["delegations"]
             )
             for name in tables:
@@ -331,7 +342,7 @@ async def fetch_staking_history(
     validators_frame = (
         pd.concat(tables["validators"], ignore_index=True)
         if tables["validators"]
-        else annotate(_concat([], "validators"))
+        else metrics.annotate(_concat([], "validators"))
     )
     return StakingHistory(
         network=network,
@@ -408,9 +419,9 @@ def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd
     network = network.copy()
     network["validators"] = np.array([s["validators"] for s in summaries], dtype=np.int64)
     network["elected"] = np.array([s["elected"] for s in summaries], dtype=np.int64)
-    network["total_stake"] = exact_series([s["total_stake"] for s in summaries]).array
+    network["total_stake"] = _values.exact_series([s["total_stake"] for s in summaries]).array
     network["total_stake_one"] = np.array([s["total_stake_one"] for s in summaries], dtype=float)
-    network["elected_stake"] = exact_series([s["elected_stake"] for s in summaries]).array
+    network["elected_stake"] = _values.exact_series([s["elected_stake"] for s in summaries]).array
     network["gini"] = np.array([s["gini"] for s in summaries], dtype=float)
     integer = pd.ArrowDtype(pa.int64())
     network["nakamoto"] = pd.array([s["nakamoto"] for s in summaries], dtype=integer)

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Literal, TypeVar
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
-from hmyframe.addresses import to_hex
-from hmyframe.datasets import ConvertContext, decode_blocks
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, NotFoundError, short_repr
 from hmyframe.rpc.methods import tx_hash_param
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 __all__ = [
     "MissingPolicy",
@@ -87,7 +89,7 @@ async def fetch_transactions_by_hash(
     found = [p for p in payloads if p.strip() != b"null"]
     missing = [h for h, p in zip(wanted, payloads, strict=True) if p.strip() == b"null"]
     _report_missing(missing, on_missing, "transactions")
-    table = ds.get("transactions").build(decode_blocks(found), ConvertContext(shard_id=shard))
+    table = ds.get("transactions").build(ds.decode_blocks(found), ds.ConvertContext(shard_id=shard))
     return table, missing
 
 
@@ -114,7 +116,7 @@ async def fetch_traces_by_hash(
     _report_missing(missing, on_missing, "transactions")
     dataset = ds.get("traces")
     tables = [
-        dataset.convert([p], ConvertContext(shard_id=shard, requested_tx_hash=h))
+        dataset.convert([p], ds.ConvertContext(shard_id=shard, requested_tx_hash=h))
         for h, p in zip(wanted, payloads, strict=True)
         if p is not None
     ]
@@ -136,6 +138,8 @@ async def fetch_tx_counts(
 
     An address given twice (also once as one1 and once as 0x) is asked for and listed once.
     """
+    from hmyframe.addresses import to_hex  # numpy, loaded for address lookups only
+
     if isinstance(addresses, str):
         addresses = [addresses]
     if not addresses:
@@ -156,16 +160,18 @@ async def fetch_tx_counts(
     payloads = await gather_or_raise(
         _counted(client.request_raw(method, [to_hex(a), ref], shard=shard), progress) for a in addresses
     )
-    return ds.get("tx_counts").convert(list(payloads), ConvertContext(shard_id=shard, addresses_blocks=pairs))
+    return ds.get("tx_counts").convert(
+        list(payloads), ds.ConvertContext(shard_id=shard, addresses_blocks=pairs)
+    )
 
 
 async def fetch_pending_cx_receipts(session: Session, shard: int = 0) -> pa.Table:
     """Pending cross-shard receipts in ``shard``'s pool (transfers sent to it, not yet received)."""
     raw = await session.methods.get_pending_cx_receipts_raw(shard=shard)
-    return ds.get("cx_receipts").convert([raw], ConvertContext(shard_id=shard))
+    return ds.get("cx_receipts").convert([raw], ds.ConvertContext(shard_id=shard))
 
 
 async def fetch_shards(session: Session) -> pa.Table:
     """The network's shards and their endpoints, as the node lists them."""
     raw = await session.client.request_raw("hmy_getShardingStructure", [])
-    return ds.get("shards").convert([raw], ConvertContext(shard_id=await session.client.home_shard()))
+    return ds.get("shards").convert([raw], ds.ConvertContext(shard_id=await session.client.home_shard()))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypeAlias, get_args
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 from hmyframe import datasets as ds
 from hmyframe.errors import ConfigError, short_repr
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["Output", "check_output", "to_output"]
 

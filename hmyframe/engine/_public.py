@@ -28,14 +28,13 @@ import textwrap
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
 
 from hmyframe import datasets as ds
 from hmyframe._sync import run
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
+from hmyframe.datasets import sources
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._lookups import (
     MissingPolicy,
@@ -49,8 +48,12 @@ from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.engine._progress import Progress
 from hmyframe.engine._ranges import fetch_shards as fetch_range_shards
 from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._shards import ShardSpec as ShardSpec
+from hmyframe.engine._shards import shard_ids as _shard_ids
+from hmyframe.engine._shards import shard_label as _label
+from hmyframe.engine._shards import shard_spec as _shard_spec
 from hmyframe.engine._snapshots import fetch_snapshot
-from hmyframe.errors import ConfigError, short_repr
+from hmyframe.errors import ConfigError
 
 __all__ = [
     "PARAMETERS",
@@ -80,8 +83,6 @@ R = TypeVar("R")
 
 #: ``start`` / ``end`` of a range: a block number, a spec string, or a date / datetime / Timestamp.
 BlockSpec: TypeAlias = int | str | date
-#: ``shard`` of a range: one id, several, or ``"all"``.
-ShardSpec: TypeAlias = int | Sequence[int] | Literal["all"]
 #: ``cache``: on (``data/``), a folder, a :class:`~hmyframe.Cache`, or off.
 CacheArg: TypeAlias = bool | str | os.PathLike[str] | Cache
 #: ``progress``: a bar, a callback taking a count, or silence.
@@ -89,8 +90,14 @@ ProgressArg: TypeAlias = bool | Callable[[int], None]
 #: ``trace_rpc``: one URL or one per shard.
 TraceRpc: TypeAlias = str | dict[int, str] | None
 #: What a fetcher returns: a pandas DataFrame by default; a pyarrow Table or a polars DataFrame
-#: with ``output="arrow"`` / ``"polars"``.
-Frame: TypeAlias = Union[pd.DataFrame, Any]  # noqa: UP007  (evaluated at run time: Any has no |)
+#: with ``output="arrow"`` / ``"polars"``. (Named, not imported, at run time: pandas loads when
+#: a frame is made, not with this module.)
+if TYPE_CHECKING:
+    import pandas as pd
+
+    Frame: TypeAlias = Union[pd.DataFrame, Any]  # noqa: UP007
+else:
+    Frame = "pandas.DataFrame"
 
 # --------------------------------------------------------------------------- documentation
 
@@ -177,41 +184,6 @@ PARAMETERS: dict[str, str] = {
 
 _UNITS = {"range": "blocks", "snapshot": "validator pages", "lookup": "answers"}
 
-#: One line per dataset fetcher (the dataset's own description follows it).
-_SUMMARY = {
-    "blocks": "Blocks ``start..end`` of ``shard``: one row per block.",
-    "transactions": "Plain transactions of blocks ``start..end`` of ``shard``: one row per transaction.",
-    "staking_transactions": "Staking transactions of blocks ``start..end``: one row per staking transaction.",
-    "signers": "Signers of blocks ``start..end``: one row per (block, signer).",
-    "traces": "Execution traces (Parity style) of every transaction of blocks ``start..end``.",
-    "validators": "Every validator at ``block`` (default: the head): one row per validator.",
-    "voting_power": "Voting power per validator, shard and BLS key at ``block`` (default: the head).",
-    "delegations": "Every delegation at ``block`` (default: the head): one row per (validator, delegator).",
-    "undelegations": "Every pending undelegation at ``block`` (default: the head).",
-}
-
-#: What is worth knowing about one dataset's fetch.
-_NOTES = {
-    "blocks": (
-        "Blocks alone are asked without their transactions (headers and transaction hashes), a "
-        "fraction of the bytes of full blocks; the counts are the same."
-    ),
-    "staking_transactions": "Staking transactions exist on shard 0 only.",
-    "signers": (
-        "Block N's signers are known from block N+1, so ``end`` is at most ``head - 1`` (the default end)."
-    ),
-    "traces": (
-        "Traces come from ``trace_block`` on the trace endpoint; each row carries the "
-        "transaction's Harmony hash, resolved from the block's transactions whatever hash the "
-        "node reports."
-    ),
-    "validators": (
-        "All pages of ``getAllValidatorInformationByBlockNumber`` at that one block, paced so the "
-        "node's limiter is never tripped. Percentages and rates are fractions 0..1."
-    ),
-    "voting_power": "Percentages are fractions 0..1 (0.05 is 5 %).",
-}
-
 
 def _param_doc(name: str, kind: str, label: str | None = None) -> str:
     text = PARAMETERS[name].replace("{unit}", _UNITS[kind])
@@ -266,28 +238,6 @@ async def _session(
         return
     async with Session(rpc, trace_rpc=trace_rpc, cache=cache, options=options) as session:
         yield session
-
-
-def _shard_spec(shard: object) -> list[int] | Literal["all"]:
-    """A caller's ``shard`` checked before any request: ``"all"`` or a list of distinct ids."""
-    if isinstance(shard, str):
-        if shard == "all":
-            return "all"
-        raise ConfigError(f"shard must be a shard id, a list of ids or 'all', got {short_repr(shard)}")
-    if isinstance(shard, Sequence | set | frozenset) or type(shard).__name__ == "ndarray":
-        ids = list(dict.fromkeys(block_arg(s, "shard") for s in shard))  # type: ignore[attr-defined]
-        if not ids:
-            raise ConfigError("shard is an empty list: give at least one shard id, or 'all'")
-        return ids
-    return [block_arg(shard, "shard")]
-
-
-async def _shard_ids(session: Session, spec: list[int] | Literal["all"]) -> list[int]:
-    return await session.shard_ids() if spec == "all" else spec
-
-
-def _label(name: str, ids: list[int]) -> str:
-    return f"{name} shard {ids[0]}" if len(ids) == 1 else f"{name} shards {','.join(map(str, ids))}"
 
 
 async def _range(
@@ -438,9 +388,10 @@ def _bind(
 
 def _dataset_of(name: str, kind: Literal["range", "snapshot"], traced: bool) -> ds.Dataset:
     dataset = ds.get(name)
-    if dataset.fetched_by != kind or (dataset.source == "traces") != traced:
+    fetched_by = sources.kind_of(name)
+    if fetched_by != kind or (kind == "range" and sources.source_of(name).trace_endpoint) != traced:
         raise ConfigError(
-            f"dataset {name!r} is fetched by {dataset.fetched_by} (source {dataset.source}), not by this factory"
+            f"dataset {name!r} is fetched by {fetched_by} (source {dataset.source}), not by this factory"
         )
     return dataset
 
@@ -451,11 +402,11 @@ def _range_doc(name: str, traced: bool) -> str:
         params.append("trace_rpc")
     params += ["cache", "options", "progress", "output"]
     return _doc(
-        _SUMMARY.get(name, ds.get(name).description),
+        ds.get(name).summary or ds.get(name).description,
         params,
         "range",
         _frame_returns(name),
-        _NOTES.get(name, ""),
+        ds.get(name).notes,
         f'>>> import hmyframe\n>>> df = hmyframe.{name}(0, 99, rpc="devnet")              # doctest: +SKIP\n'
         f'>>> df = hmyframe.{name}("2026-01-01", "2026-01-07", shard="all")  # doctest: +SKIP',
     )
@@ -463,11 +414,11 @@ def _range_doc(name: str, traced: bool) -> str:
 
 def _snapshot_doc(name: str, traced: bool) -> str:
     return _doc(
-        _SUMMARY.get(name, ds.get(name).description),
+        ds.get(name).summary or ds.get(name).description,
         ["block", "rpc", "cache", "options", "progress", "output"],
         "snapshot",
         _frame_returns(name, ' ``df.attrs["snapshot_block"]`` holds the block.'),
-        _NOTES.get(name, ""),
+        ds.get(name).notes,
         f'>>> import hmyframe\n>>> df = hmyframe.{name}(rpc="devnet")                # doctest: +SKIP',
     )
 
@@ -556,7 +507,7 @@ async def fetch(
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
-    kind = ds.get(dataset).fetched_by  # ConfigError listing the names if unknown
+    kind = sources.kind_of(dataset)  # ConfigError listing the names if unknown
     if kind == "range":
         if start is None:
             raise ConfigError(f"dataset {dataset!r} needs a start block")

@@ -1,33 +1,39 @@
-"""Block-range fetching: plan chunks, fetch them concurrently, convert, cache.
+"""Block-range fetching: one driver for every dataset keyed by block.
 
-One engine serves every dataset keyed by block (``blocks``, ``transactions``,
-``staking_transactions``, ``signers``, ``traces``):
+The driver names no dataset: what to ask and how to convert the answers comes from the range
+sources (:mod:`hmyframe.datasets.sources`), each declaring the datasets its answers fill, the
+detail each needs, its calls for a chunk, its transform, the tables of the same blocks its
+conversion needs and how far behind the head its blocks are complete.
 
 1. The range is compared with the cache; only the missing blocks are fetched (a fully cached
    range sends no request at all).
 2. Missing blocks are cut into chunks aligned on multiples of ``chunk_size``; chunks are fetched
-   ``max_concurrent_chunks`` at a time, each with ``getBlocks`` calls of
-   ``blocks_per_request`` blocks (or batched ``getBlockByNumber``), all in flight together
+   ``max_concurrent_chunks`` at a time, each source's calls for a chunk all in flight together
    under the client's bound.
-3. Blocks are asked with what the wanted datasets need (their ``block_detail``): full
-   transactions only when a transaction table (or traces' hash resolution) needs them, signers
-   only for ``signers``; ``blocks`` alone asks for headers (transaction hashes, which still
-   count), a fraction of the bytes. An early-2020 node leaves the transaction list out of
-   headers-only blocks: its chunk is then fetched again with full transactions (and so is the
-   rest of that fetch), so the ``blocks`` table never depends on how it was fetched.
-4. A chunk's blocks are decoded once and every table they can make is built from them
-   (``blocks``; ``transactions`` and ``staking_transactions`` from full blocks; ``signers`` when
-   asked); each table is checked (exactly the chunk's blocks, once each) and written to the cache
-   atomically before the chunk counts as done. An interrupted fetch therefore resumes where it
-   stopped, and a chunk is never half-written.
-5. Traces come from ``trace_block`` on the trace endpoint, one call per block (batched by the
-   client); the Harmony hash of each trace's transaction is resolved from the chunk's
-   transactions (fetched or read from the cache).
+3. A chunk asks each source for what the wanted datasets need (the union of their
+   :attr:`~hmyframe.datasets.sources.Fill.detail`), and builds from the answers every dataset the
+   source fills with that detail (one fetch of full blocks makes blocks, transactions and
+   staking transactions). A dataset whose conversion needs another one's table of the same
+   blocks (:attr:`~hmyframe.datasets.sources.Fill.needs`) gets it from the cache, or has it
+   built first in the same chunk.
+4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
+   answers) is converted as soon as it arrives, off the event loop: in a conversion thread
+   (:data:`CONVERT_THREADS`), or in a pool of worker processes with
+   ``FetchOptions.convert_processes`` (other cores; a worker that dies fails its chunk with a
+   :class:`~hmyframe.errors.ConversionWorkerError`, nothing of it kept). A writer thread then
+   puts the chunk's pieces together, checks and writes them. So requests keep going out and
+   answers keep arriving while earlier ones are converted and written. Each table is
+   checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
+   dataset) and written to the cache atomically, only for the blocks the cache still lacks,
+   before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
+   is never half-written.
+5. A call the node refuses may switch the source to another plan (its ``fallback``), and a
+   transform may ask for the chunk to be fetched again with other settings
+   (:class:`~hmyframe.datasets.sources.Refetch`); either is kept for the rest of the fetch.
 6. Results are read back in block order, so they are the same whatever order answers arrived in.
 7. A chunk that fails does not cost the others (:func:`~hmyframe.engine._chunks.run_chunks`): the
    error raised at the end names the blocks not fetched, and a rerun fetches only those. The
-   endpoints are checked to serve this chain before anything is written, and traces whose block
-   hashes are not their blocks' are refused.
+   endpoints are checked to serve this chain before anything is written.
 
 Several shards (``shard="all"`` or a list) are fetched concurrently by :func:`fetch_shards`,
 each resolved, fetched and cached as a fetch of one shard; the tables are concatenated in shard
@@ -36,27 +42,48 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import asyncio
+import concurrent.futures
+import importlib
+import multiprocessing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
-from hmyframe.datasets import ConvertContext, decode_blocks, traces_context
+from hmyframe.datasets import sources
+from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
-from hmyframe.engine._chunks import check_trace_blocks, run_chunks
+from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._session import Session, block_arg
-from hmyframe.errors import ConfigError, MethodNotFoundError, NotFoundError, ResponseShapeError, short_repr
+from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
 
-__all__ = ["BLOCK_FAMILY", "RANGE_DATASETS", "fetch_range", "fetch_shards", "split_aligned"]
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-#: Datasets this engine serves: those the registry says are fetched by block range.
-RANGE_DATASETS: tuple[str, ...] = tuple(n for n, d in ds.DATASETS.items() if d.fetched_by == "range")
-#: Tables built from every fetched chunk of full blocks (written together: one fetch, three tables).
-BLOCK_FAMILY: tuple[str, ...] = tuple(
-    n for n in RANGE_DATASETS if ds.get(n).source == "blocks" and "signers" not in ds.get(n).block_detail
-)
+    from hmyframe.cache import Cache
+else:
+    pa = lazy_module("pyarrow")
+
+__all__ = [
+    "CONVERT_THREADS",
+    "RANGE_DATASETS",
+    "ChunkJob",
+    "PieceJob",
+    "convert_piece",
+    "fetch_range",
+    "fetch_shards",
+    "finish_chunk",
+    "plan_range",
+    "split_aligned",
+]
+
+#: Conversion threads of one fetch (per shard). Conversion holds the interpreter lock for most
+#: of its time, so more threads would not convert faster, only hold more chunks' decoded answers
+#: at once (``bench/export_memory.py``): one keeps the event loop free to fetch meanwhile.
+CONVERT_THREADS = 1
 
 ProgressFn = Callable[[int], None]
 
@@ -87,8 +114,23 @@ def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _check_blocks(table: pa.Table, start: int, end: int, what: str, shard: int) -> None:
-    """The ``blocks`` table of a chunk must hold each block of ``start..end`` exactly once."""
+def _dataset(name: str) -> Any:
+    from hmyframe import datasets as ds
+
+    return ds.get(name)
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _transform(path: str) -> Callable[[Answers], Mapping[str, pa.Table]]:
+    module, _, function = path.partition(":")
+    found: Callable[[Answers], Mapping[str, pa.Table]] = getattr(importlib.import_module(module), function)
+    return found
+
+
+def _check_blocks(table: pa.Table, start: int, end: int, name: str, shard: int) -> None:
+    """A one-row-per-block table of a chunk must hold each block of ``start..end`` exactly once."""
     numbers = table["block_number"].to_pylist()
     if numbers != list(range(start, end + 1)):
         got = sorted(set(numbers))
@@ -96,26 +138,16 @@ def _check_blocks(table: pa.Table, start: int, end: int, what: str, shard: int) 
         extra = sorted(set(got) - set(range(start, end + 1)))
         dup = len(numbers) - len(got)
         raise ResponseShapeError(
-            what,
-            "blocks",
+            name,
+            name,
             f"shard {shard} blocks {start}..{end}: missing {missing[:5]}, unexpected {extra[:5]}, duplicates {dup}",
             "each requested block exactly once",
         )
 
 
-def _without_signer_count(blocks: pa.Table) -> pa.Table:
-    index = blocks.schema.get_field_index("signer_count")
-    field = blocks.schema.field(index)
-    return blocks.set_column(index, field, pa.nulls(blocks.num_rows, type=field.type))
-
-
-def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
-    """Rows of blocks ``lo..hi``."""
-    column = table["block_number"]
-    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
-
-
 def _check_within(table: pa.Table, start: int, end: int, name: str) -> None:
+    import pyarrow.compute as pc
+
     if table.num_rows == 0:
         return
     col = table["block_number"]
@@ -124,188 +156,366 @@ def _check_within(table: pa.Table, start: int, end: int, name: str) -> None:
         raise ResponseShapeError(name, "block_number", (lo, hi), f"rows of blocks {start}..{end} only")
 
 
+def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
+    """Rows of blocks ``lo..hi``."""
+    import pyarrow.compute as pc
+
+    column = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
+
+
+@dataclass(frozen=True)
+class PieceJob:
+    """One piece of a source's plan with its answers: what a conversion worker is given (picklable).
+
+    Attributes
+    ----------
+    transform
+        The source's ``"module:function"`` transform.
+    answers
+        The piece's answers (``needed`` cut to the piece's blocks).
+    """
+
+    transform: str
+    answers: Answers
+
+
+def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
+    """One piece's answers through its source's transform (in a conversion thread or process).
+
+    Raises
+    ------
+    Refetch
+        From the transform: the chunk must be asked again.
+    HmyframeError
+        Answers that cannot make the tables.
+    """
+    return dict(_transform(job.transform)(job.answers))
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """A chunk's converted pieces, and what to do with the tables.
+
+    Attributes
+    ----------
+    shard, first, last
+        The chunk.
+    parts
+        Each piece's tables, in block order.
+    per_block
+        Datasets checked to hold each block of the chunk exactly once.
+    cache, chain_id
+        Where the tables are written (only blocks the cache lacks); ``None``: not written.
+    """
+
+    shard: int
+    first: int
+    last: int
+    parts: Sequence[Mapping[str, pa.Table]]
+    per_block: frozenset[str]
+    cache: Cache | None
+    chain_id: str
+
+
+def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
+    """Put a chunk's pieces together, check the tables and write them (in a conversion thread).
+
+    Each dataset's pieces are concatenated in block order and checked (rows only of the
+    chunk's blocks; each block exactly once for a one-row-per-block dataset); then every table
+    is written to the cache for the blocks it lacks (so cache files never overlap, also when
+    part of the chunk was cached by an earlier, narrower fetch). Nothing is written unless
+    every table passed.
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        Every dataset's table of the chunk.
+    """
+    names = list(dict.fromkeys(name for part in job.parts for name in part))
+    tables: dict[str, pa.Table] = {}
+    for name in names:
+        pieces = [part[name] for part in job.parts if name in part]
+        table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
+        _check_within(table, job.first, job.last, name)
+        if name in job.per_block:
+            _check_blocks(table, job.first, job.last, name, job.shard)
+        tables[name] = table
+    cache = job.cache
+    if cache is not None:
+        for name, table in tables.items():
+            dataset = _dataset(name)
+            for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
+                part = table if (a, b) == (job.first, job.last) else _between(table, a, b)
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
+    return tables
+
+
+# --------------------------------------------------------------------------- the driver
+
+
 class _RangeFetch:
     """One call of :func:`fetch_range` (the state shared by its chunks)."""
 
     def __init__(
-        self, session: Session, names: Sequence[str], shard: int, progress: ProgressFn | None
+        self,
+        session: Session,
+        names: Sequence[str],
+        shard: int,
+        progress: ProgressFn | None,
+        converter: concurrent.futures.Executor,
+        writer: concurrent.futures.Executor,
     ) -> None:
         self.session = session
         self.names = list(dict.fromkeys(names))
         self.shard = shard
         self.progress = progress
+        # pieces are converted by `converter` (threads or worker processes) as they arrive;
+        # chunks are put together, checked and written by `writer` (a thread of this process)
+        self.converter = converter
+        self.writer = writer
         self.chain_id = ""
-        self.strategy = session.options.strategy
-        # False once a node left the transaction list out of headers-only blocks (early-2020)
-        self.headers_only = True
+        # what each source learnt from earlier chunks (fallbacks, refetches)
+        self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
-
-    # -- what is missing ----------------------------------------------------------------
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
         if cache is None:
             return [(start, end)]
-        return cache.missing(self.chain_id, ds.get(name), self.shard, start, end)
+        return cache.missing(self.chain_id, _dataset(name), self.shard, start, end)
 
-    def missing_names(self, start: int, end: int) -> set[str]:
-        return {n for n in self.names if self.missing(n, start, end)}
-
-    # -- fetching -----------------------------------------------------------------------
-
-    async def block_payloads(
-        self, start: int, end: int, with_signers: bool, full_tx: bool
-    ) -> tuple[list[bytes], list[bytes] | None]:
-        """Blocks ``start..end`` (full transactions or their hashes), and the ``getBlockSigners``
-        answers of each block when the signers are asked for but the blocks cannot carry them
-        (``None`` otherwise)."""
-        methods = self.session.methods
-        step = self.session.options.blocks_per_request
-        if self.strategy == "range":
-            try:
-                return await gather_or_raise(
-                    methods.get_blocks_raw(
-                        a,
-                        min(end, a + step - 1),
-                        full_tx=full_tx,
-                        incl_staking=True,
-                        with_signers=with_signers,
-                        shard=self.shard,
-                    )
-                    for a in range(start, end + 1, step)
-                ), None
-            except MethodNotFoundError:
-                # a node (or a proxy filter) without getBlocks: batched single-block calls
-                self.strategy = "batch"
-        # hmy_getBlockByNumber (v1) has no blockArgs, so its blocks cannot carry their signers:
-        # ask hmy_getBlockSigners for each block instead (batched with the blocks)
-        inline = with_signers and self.session.options.version == 2
-        numbers = range(start, end + 1)
-        blocks = [
-            methods.get_block_by_number_raw(
-                n, full_tx=full_tx, incl_staking=True, with_signers=inline, shard=self.shard
-            )
-            for n in numbers
-        ]
-        if not with_signers or inline:
-            return await gather_or_raise(blocks), None
-        client = self.session.client
-        signers = [
-            client.request_raw(methods.method("getBlockSigners"), [hex(n)], shard=self.shard) for n in numbers
-        ]
-        # one gather: the block and signer calls go out together (and are batched together)
-        payloads = await gather_or_raise([*blocks, *signers])
-        return payloads[: len(numbers)], payloads[len(numbers) :]
-
-    async def trace_payloads(self, start: int, end: int) -> list[bytes]:
-        client = self.session.client
-        payloads = await gather_or_raise(
-            client.trace_block_raw(n, shard=self.shard) for n in range(start, end + 1)
-        )
-        for number, payload in zip(range(start, end + 1), payloads, strict=True):
-            if payload.strip() == b"null":
-                raise NotFoundError(
-                    -32000,
-                    f"trace_block returned null for existing block {number}: the trace endpoint does not have "
-                    "this block's traces (is it an archival/trace node for this shard?)",
-                    method="trace_block",
-                    params=[hex(number)],
-                    endpoint=await client.endpoint_url(self.shard, trace=True),
-                )
-        return list(payloads)
-
-    def store(self, name: str, start: int, end: int, table: pa.Table) -> None:
-        """Keep the chunk's table: in memory, or in the cache for the blocks it lacks.
-
-        Only the missing sub-ranges are written, so cache files never overlap (a folder read
-        whole by pandas, pyarrow.dataset or DuckDB holds each block's rows once), also when a
-        dataset was cached for part of the chunk by an earlier, narrower fetch.
-        """
-        cache = self.session.cache
-        if cache is None:
-            if name in self.memory:
-                self.memory[name].append((start, table))
-            return
-        dataset = ds.get(name)
-        for a, b in self.missing(name, start, end):
-            part = table if (a, b) == (start, end) else _between(table, a, b)
-            cache.write_range(self.chain_id, dataset, self.shard, a, b, part)
+    @staticmethod
+    async def _run(executor: concurrent.futures.Executor, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
 
     async def chunk(self, start: int, end: int) -> None:
-        wanted = self.missing_names(start, end)
+        wanted = [n for n in self.names if self.missing(n, start, end)]
         if not wanted:
             return
-        from_blocks = [ds.get(name) for name in wanted if ds.get(name).source == "blocks"]
-        detail = {d for dataset in from_blocks for d in dataset.block_detail}
-        with_signers = "signers" in detail
-        need_blocks = bool(from_blocks)
-        trace_ctx: ConvertContext | None = None
-        block_hashes: dict[int, str] = {}
-        traces_wanted = "traces" in wanted
-        # resolve trace hashes from cached transactions, if present: no block request
-        if (
-            traces_wanted
-            and not need_blocks
-            and self.session.cache is not None
-            and not self.missing("transactions", start, end)
-        ):
-            tx = self.session.cache.read_range(self.chain_id, ds.get("transactions"), self.shard, start, end)
-            trace_ctx = _traces_context_from_table(tx, self.shard)
-            block_hashes = _hashes_by_number(tx)
-        if traces_wanted and trace_ctx is None:
-            detail |= ds.get("traces").block_detail  # hash resolution from the blocks' transactions
-        if need_blocks or (traces_wanted and trace_ctx is None):
-            # full transactions only when a dataset (or a trace hash resolution) needs them
-            full_tx = "full_tx" in detail or not self.headers_only
-            payloads, signer_payloads = await self.block_payloads(start, end, with_signers, full_tx)
-            decoded = decode_blocks(payloads)
-            ctx = ConvertContext(shard_id=self.shard)
-            if not full_tx and any(b.transactions is None for b in decoded.blocks):
-                # an early-2020 node sends no transaction list without fullTx: full blocks from now on
-                self.headers_only = False
-                full_tx = True
-                payloads, signer_payloads = await self.block_payloads(start, end, with_signers, full_tx)
-                decoded = decode_blocks(payloads)
-            family = BLOCK_FAMILY if full_tx else ("blocks",)
-            tables = {name: ds.get(name).build(decoded, ctx) for name in family}
-            if with_signers:
-                if signer_payloads is None:
-                    tables["signers"] = ds.get("signers").build(decoded, ctx)
-                else:
-                    tables["signers"] = _signers_from_lists(
-                        signer_payloads, start, end, self.shard, tables["blocks"]
+        cache = self.session.cache
+        build = dict.fromkeys(wanted)
+        needed: dict[str, pa.Table] = {}
+        for name in wanted:
+            for need in sources.fill_of(name).needs:
+                if need in build or need in needed:
+                    continue
+                if cache is not None and not self.missing(need, start, end):
+                    needed[need] = await self._run(
+                        self.writer, cache.read_range, self.chain_id, _dataset(need), self.shard, start, end
                     )
-            _check_blocks(tables["blocks"], start, end, "blocks", self.shard)
-            block_hashes = _hashes_by_number(tables["blocks"])
-            if with_signers:
-                # blocks fetched withSigners carry signer_count, others not: drop it so a block's
-                # row does not depend on whether its signers happened to be fetched with it
-                tables["blocks"] = _without_signer_count(tables["blocks"])
+                else:
+                    build[need] = None  # built first, in this chunk
+        needs = {n for name in build for n in sources.fill_of(name).needs}
+        for source, names in _in_order(build):
+            tables = await self.run_source(source, names, start, end, needed)
             for name, table in tables.items():
-                _check_within(table, start, end, name)
-                if name in wanted or self.session.cache is not None:
-                    self.store(name, start, end, table)  # writes only blocks not cached yet
-            if traces_wanted:
-                trace_ctx = traces_context(decoded, self.shard)
-        if traces_wanted:
-            assert trace_ctx is not None
-            table = ds.get("traces").convert(await self.trace_payloads(start, end), trace_ctx)
-            _check_within(table, start, end, "traces")
-            url = await self.session.client.endpoint_url(self.shard, trace=True)
-            check_trace_blocks(table, block_hashes, url, self.shard)
-            self.store("traces", start, end, table)
+                if name in self.memory and cache is None:
+                    self.memory[name].append((start, table))
+                if name in needs:
+                    needed[name] = table
         if self.progress is not None:
             self.progress(end - start + 1)
 
-    # -- results ------------------------------------------------------------------------
+    async def run_source(
+        self,
+        source: RangeSource,
+        names: Sequence[str],
+        start: int,
+        end: int,
+        needed: Mapping[str, pa.Table],
+    ) -> dict[str, pa.Table]:
+        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives."""
+        session = self.session
+        options = session.options
+        state = self.states.setdefault(source.name, {})
+        detail = frozenset().union(*(source.fills[n].detail for n in names))
+        endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
+        builds = source.builds_for(detail)
+        for _attempt in range(8):
+            request = ChunkRequest(
+                first=start,
+                last=end,
+                detail=detail,
+                rpc=session.methods,
+                blocks_per_request=options.blocks_per_request,
+                strategy=options.strategy,
+                state=dict(state),
+            )
+
+            async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
+                payloads = await self._piece(piece)
+                answers = Answers(
+                    shard=self.shard,
+                    first=piece.first,
+                    last=piece.last,
+                    detail=detail,
+                    state=request.state,
+                    builds=builds,
+                    calls=piece.calls,
+                    payloads=payloads,
+                    needed={n: _between(t, piece.first, piece.last) for n, t in needed.items()},
+                    endpoint=endpoint,
+                )
+                tables: dict[str, pa.Table] = await self._run(
+                    self.converter, convert_piece, PieceJob(source.transform, answers)
+                )
+                return tables
+
+            try:
+                parts = await gather_or_raise(piece_tables(piece) for piece in source.plan(request))
+            except BrokenProcessPool as error:
+                raise ConversionWorkerError(
+                    f"a conversion worker process died converting blocks {start}..{end} of shard "
+                    f"{self.shard} ({source.name}: {str(error) or 'killed'}); nothing of these blocks was kept"
+                ) from None
+            except Refetch as refetch:
+                if all(request.state.get(k) == v for k, v in refetch.state.items()):
+                    raise ResponseShapeError(
+                        source.name,
+                        "answers",
+                        refetch.reason,
+                        f"answers that fetching again with {short_repr(refetch.state)} can convert",
+                    ) from None
+                state.update(refetch.state)
+                continue
+            except HmyframeError as error:
+                update = source.fallback(request.state, error) if source.fallback is not None else None
+                if update is None:
+                    raise
+                state.update(update)
+                continue
+            job = ChunkJob(
+                shard=self.shard,
+                first=start,
+                last=end,
+                parts=parts,
+                per_block=frozenset(n for n in builds if source.fills[n].per_block),
+                cache=session.cache,
+                chain_id=self.chain_id,
+            )
+            finished: dict[str, pa.Table] = await self._run(self.writer, finish_chunk, job)
+            return finished
+        raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
+
+    async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
+        client = self.session.client
+        return tuple(
+            await gather_or_raise(
+                client.request_raw(call.method, list(call.params), shard=self.shard, trace=call.trace)
+                for call in piece.calls
+            )
+        )
 
     def result(self, name: str, start: int, end: int) -> pa.Table:
-        dataset = ds.get(name)
+        dataset = _dataset(name)
         cache = self.session.cache
         if cache is not None:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+def _warm() -> None:
+    """Runs first in each conversion worker process: the transforms' imports (pyarrow, the datasets)."""
+    for source in sources.RANGE_SOURCES.values():
+        _transform(source.transform)
+
+
+def _converter(session: Session) -> concurrent.futures.Executor:
+    """Where a fetch's pieces are converted (see the module documentation, point 4)."""
+    processes = session.options.convert_processes
+    if processes:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+        )
+        pool.submit(int)  # start the workers now, while the first requests are in flight
+        return pool
+    return concurrent.futures.ThreadPoolExecutor(CONVERT_THREADS, thread_name_prefix="hmyframe-convert")
+
+
+def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
+    """The sources filling ``build``, each with its datasets, those needed by others first."""
+    groups: dict[str, tuple[RangeSource, list[str]]] = {}
+    for name in build:
+        source = sources.source_of(name)
+        groups.setdefault(source.name, (source, []))[1].append(name)
+    ordered: list[tuple[RangeSource, list[str]]] = []
+    pending = dict(groups)
+    while pending:
+        for key, (source, names) in list(pending.items()):
+            needs = {n for name in names for n in sources.fill_of(name).needs}
+            if not any(
+                n in other_names for other, (_, other_names) in pending.items() if other != key for n in needs
+            ):
+                ordered.append((source, names))
+                del pending[key]
+                break
+        else:
+            raise ConfigError(f"range sources need each other's tables: {', '.join(pending)}")
+    return ordered
+
+
+def _check_names(names: Sequence[str]) -> None:
+    if not names:
+        raise ConfigError("no dataset given")
+    for name in names:
+        if name not in RANGE_DATASETS:
+            raise ConfigError(
+                f"dataset {short_repr(name)} is not fetched by block range; range datasets: {', '.join(RANGE_DATASETS)}"
+            )
+
+
+async def plan_range(
+    session: Session, names: Sequence[str], start: object, end: object, shard: int
+) -> tuple[tuple[int, int], str, list[tuple[int, int]]]:
+    """The blocks ``start`` / ``end`` resolve to on ``shard``, the chain id, and the chunks to fetch.
+
+    Before any chunk is planned for fetching, the endpoint that will be written from is checked
+    to serve the chain its cached id names, the range is checked to end at a fetchable block,
+    and the endpoints are reached (a missing trace endpoint is reported before anything is
+    written).
+
+    Raises
+    ------
+    ConfigError
+        Bad dataset or range, or a range beyond the last fetchable block.
+    """
+    _check_names(names)
+    offset, reason = sources.head_offset(names)
+    a, b = await resolve_range(session, start, end, shard, end_offset=offset, end_reason=reason)
+    cache = session.cache
+    chain_id = await session.chain_id()
+
+    def gaps_of(chain: str) -> list[tuple[int, int]]:
+        if cache is None:
+            return [(a, b)]
+        return _merge(g for name in names for g in cache.missing(chain, _dataset(name), shard, a, b))
+
+    gaps = gaps_of(chain_id)
+    if gaps and cache is not None:
+        # about to write: make sure the URL still serves the chain its cached id names
+        checked = await session.chain_id(verify=True)
+        if checked != chain_id:
+            chain_id = checked
+            gaps = gaps_of(chain_id)
+    if not gaps:
+        return (a, b), chain_id, []
+    head = await session.head(shard)
+    limit = head - offset
+    if b > limit:
+        why = f" ({reason})" if reason else ""
+        raise ConfigError(
+            f"end block {b} is beyond the last fetchable block {limit} of shard {shard}{why}; the head is {head}"
+        )
+    # the endpoints are checked (and a missing trace endpoint reported) before anything is written
+    await session.client.endpoint_url(shard)
+    for source, wanted in _in_order(names):
+        if source.trace_endpoint and (
+            cache is None or any(cache.missing(chain_id, _dataset(n), shard, a, b) for n in wanted)
+        ):
+            await session.client.endpoint_url(shard, trace=True)
+    return (a, b), chain_id, split_aligned(gaps, session.options.chunk_size)
 
 
 async def fetch_range(
@@ -329,8 +539,9 @@ async def fetch_range(
         Datasets among :data:`RANGE_DATASETS`.
     start, end
         Inclusive block range: block numbers, times or relative specs (see
-        :mod:`hmyframe.engine._blocks`); ``end=None`` means the shard's head (``head - 1``
-        when ``signers`` is asked for: the node derives block N's signers from block N+1).
+        :mod:`hmyframe.engine._blocks`); ``end=None`` means the shard's head (less the
+        datasets' :attr:`~hmyframe.datasets.sources.Fill.head_offset`: ``head - 1`` for
+        ``signers``, block N's signers being known from block N+1).
     shard
         Shard id.
     progress
@@ -351,53 +562,29 @@ async def fetch_range(
     ConfigError
         Bad range or dataset, or a range beyond the head.
     """
-    for name in names:
-        if name not in RANGE_DATASETS:
-            raise ConfigError(
-                f"dataset {short_repr(name)} is not fetched by block range; range datasets: {', '.join(RANGE_DATASETS)}"
-            )
-    if not names:
-        raise ConfigError("no dataset given")
+    _check_names(names)
     shard = block_arg(shard, "shard")
     if not collect and session.cache is None:
         raise ConfigError("collect=False needs a cache to write to")
-    job = _RangeFetch(session, names, shard, progress)
-    start, end = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
-    job.chain_id = await session.chain_id()
-    gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
-    if gaps and session.cache is not None:
-        # about to write: make sure the URL still serves the chain its cached id names
-        checked = await session.chain_id(verify=True)
-        if checked != job.chain_id:
-            job.chain_id = checked
-            gaps = _merge(g for name in job.names for g in job.missing(name, start, end))
-    if gaps:
-        head = await session.head(shard)
-        limit = head - 1 if "signers" in names else head
-        if end > limit:
-            why = " (block N's signers need block N+1)" if "signers" in names else ""
-            raise ConfigError(
-                f"end block {end} is beyond the last fetchable block {limit} of shard {shard}{why}; "
-                f"the head is {head}"
-            )
-    if gaps:
-        # the endpoints are checked (and a missing trace endpoint reported) before anything is written
-        await session.client.endpoint_url(shard)
-        if "traces" in job.names and job.missing("traces", start, end):
-            await session.client.endpoint_url(shard, trace=True)
-    chunks = split_aligned(gaps, session.options.chunk_size)
+    (start, end), chain_id, chunks = await plan_range(session, names, start, end, shard)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
-    await run_chunks(
-        chunks,
-        job.chunk,
-        session.options.max_concurrent_chunks,
-        shard=shard,
-        cached=session.cache is not None,
-    )
-    if not collect:
-        return {}
-    return {name: job.result(name, start, end) for name in job.names}
+    # (no chunk to fetch: idle thread pools, which start no thread)
+    converter = _converter(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
+    writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hmyframe-write")
+    with converter, writer:
+        job = _RangeFetch(session, names, shard, progress, converter, writer)
+        job.chain_id = chain_id
+        await run_chunks(
+            chunks,
+            job.chunk,
+            session.options.max_concurrent_chunks,
+            shard=shard,
+            cached=session.cache is not None,
+        )
+        if not collect:
+            return {}
+        return {name: job.result(name, start, end) for name in job.names}
 
 
 async def fetch_shards(
@@ -426,13 +613,15 @@ async def fetch_shards(
         The block range each shard's ``start`` / ``end`` resolved to, and one table per dataset
         (``{}`` when ``collect`` is false).
     """
+    _check_names(names)
     shards = [block_arg(shard, "shard") for shard in shards]
     if not shards:
         raise ConfigError("no shard given")
+    offset, reason = sources.head_offset(names)
     ranges: dict[int, tuple[int, int]] = {}
 
     async def one(shard: int) -> dict[str, pa.Table]:
-        a, b = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
+        a, b = await resolve_range(session, start, end, shard, end_offset=offset, end_reason=reason)
         ranges[shard] = (a, b)
         return await fetch_range(
             session, names, a, b, shard, progress=progress, on_plan=on_plan, collect=collect
@@ -446,42 +635,3 @@ async def fetch_shards(
         name: pa.concat_tables([r[name] for r in results]) if len(results) > 1 else results[0][name]
         for name in results[0]
     }
-
-
-def _hashes_by_number(table: pa.Table) -> dict[int, str]:
-    """Block number -> block hash, from a table with ``block_number`` and ``block_hash`` columns."""
-    return dict(zip(table["block_number"].to_pylist(), table["block_hash"].to_pylist(), strict=True))
-
-
-def _traces_context_from_table(tx: pa.Table, shard: int) -> ConvertContext:
-    """Hash-resolution context for traces from a cached ``transactions`` table."""
-    hashes = tx["transaction_hash"].to_pylist()
-    eth = tx["eth_hash"].to_pylist()
-    numbers = tx["block_number"].to_pylist()
-    index = tx["transaction_index"].to_pylist()
-    return ConvertContext(
-        shard_id=shard,
-        tx_hashes={e: h for e, h in zip(eth, hashes, strict=True) if e is not None and h is not None},
-        tx_positions={
-            (n, i): h
-            for n, i, h in zip(numbers, index, hashes, strict=True)
-            if n is not None and i is not None
-        },
-    )
-
-
-def _signers_from_lists(
-    payloads: list[bytes], start: int, end: int, shard: int, blocks: pa.Table
-) -> pa.Table:
-    """The ``signers`` table of blocks ``start..end`` from their ``getBlockSigners`` answers.
-
-    Those answers are bare address lists; each row's block hash is taken from the chunk's
-    ``blocks`` table, so the table equals the one built from blocks fetched ``withSigners``.
-    """
-    table = ds.get("signers").convert(
-        payloads, ConvertContext(shard_id=shard, block_numbers=list(range(start, end + 1)))
-    )
-    by_number = dict(zip(blocks["block_number"].to_pylist(), blocks["block_hash"].to_pylist(), strict=True))
-    index = table.schema.get_field_index("block_hash")
-    hashes = pa.array([by_number.get(n) for n in table["block_number"].to_pylist()], type=pa.string())
-    return table.set_column(index, table.schema.field(index), hashes)

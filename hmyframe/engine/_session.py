@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import operator
 import os
+import sys
 import threading
 from dataclasses import dataclass, field, replace
 from types import TracebackType
@@ -85,6 +86,12 @@ class FetchOptions:
         for a call through the pool (:class:`~hmyframe.rpc.pool.EndpointPool`).
     validator_pacing
         ``(rate, burst)`` pacing of validator-information pages (the node allows 1/s, burst 3).
+    convert_processes
+        Worker processes converting and writing a range fetch's chunks, so conversion uses
+        other cores while this process sends requests; 0 (the default) converts in a thread
+        of this process (overlapping the fetch on one core). Each worker is a fresh
+        interpreter (spawned: a script using it needs the ``if __name__ == "__main__":``
+        guard) holding pyarrow; used with a local cache folder or no cache.
     """
 
     chunk_size: int = 1000
@@ -98,6 +105,7 @@ class FetchOptions:
     timeout: float = 60.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     validator_pacing: tuple[float, int] | None = (1.0, 3)
+    convert_processes: int = 0
 
     def __post_init__(self) -> None:
         for name in (
@@ -110,6 +118,11 @@ class FetchOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"FetchOptions.{name} must be a positive integer, got {short_repr(value)}")
+        processes: object = self.convert_processes
+        if not isinstance(processes, int) or isinstance(processes, bool) or processes < 0:
+            raise ConfigError(
+                f"FetchOptions.convert_processes must be a non-negative integer, got {short_repr(processes)}"
+            )
         if self.blocks_per_request > 1025:
             raise ConfigError(
                 f"FetchOptions.blocks_per_request {self.blocks_per_request} exceeds the node's getBlocks cap of 1025"
@@ -176,8 +189,6 @@ class _Resolved:
 
 
 def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
-    from hmyframe.devnet import Devnet
-
     if isinstance(rpc, list | tuple):
         if not rpc:
             raise ConfigError("rpc is an empty list: give at least one endpoint URL")
@@ -205,7 +216,9 @@ def _resolve(rpc: object, trace_rpc: str | dict[int, str] | None) -> _Resolved:
         rpc = os.environ.get("HMYFRAME_RPC") or DEFAULT_RPC
     if rpc == "devnet":
         rpc = default_devnet()
-    if isinstance(rpc, Devnet):
+    # (a Devnet exists only once hmyframe.devnet is loaded: a URL does not import it)
+    devnet = sys.modules.get("hmyframe.devnet")
+    if devnet is not None and isinstance(rpc, devnet.Devnet):
         chain_id = chain_id_from_hash(rpc.chain.genesis_hash(0))
         traces = dict(enumerate(rpc.trace_urls)) if trace_rpc is None else trace_rpc
         return _Resolved(rpc.url, traces, dict(enumerate(rpc.urls)), chain_id, None)

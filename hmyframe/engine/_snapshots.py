@@ -21,20 +21,17 @@ and cached together.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
-from hmyframe.datasets import ConvertContext, decode_json, decode_validators
-from hmyframe.datasets._convert import Bad, parse_int
+from hmyframe.datasets.sources import SNAPSHOT_DATASETS
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
-__all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-#: Datasets built from one validator snapshot.
-SNAPSHOT_DATASETS: tuple[str, ...] = tuple(n for n, d in ds.DATASETS.items() if d.fetched_by == "snapshot")
+__all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
 
 _MAX_PAGES = 10_000
 
@@ -68,6 +65,8 @@ async def _snapshot_epoch(session: Session, block: int) -> int | None:
     epoch = header.get("epoch") if isinstance(header, dict) else None
     if epoch is None:
         return None
+    from hmyframe.datasets._convert import Bad, parse_int  # pyarrow: loaded with the first snapshot
+
     try:
         return parse_int(epoch)
     except Bad:
@@ -126,7 +125,7 @@ async def fetch_snapshot(
     barren = 0
     for page in range(_MAX_PAGES):
         raw = await session.methods.get_all_validator_information_by_block_number_raw(page, block)
-        addresses = _page_addresses(decode_json([raw], "validators")[0])
+        addresses = _page_addresses(ds.decode_json([raw], "validators")[0])
         if progress is not None:
             progress(1)
         if not addresses:
@@ -141,10 +140,10 @@ async def fetch_snapshot(
         raise ResponseShapeError(
             "getAllValidatorInformationByBlockNumber", "page", _MAX_PAGES, "an empty page eventually"
         )
-    ctx = ConvertContext(
+    ctx = ds.ConvertContext(
         shard_id=0, snapshot_block=block, snapshot_epoch=await _snapshot_epoch(session, block)
     )
-    decoded = decode_validators(payloads)
+    decoded = ds.decode_validators(payloads)
     tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
     if cache is not None:
         for name, table in tables.items():

@@ -20,9 +20,9 @@ from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._public import _label, _shard_ids, _shard_spec
 from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import FetchOptions, Session
+from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
 from hmyframe.errors import redact_url
 from hmyframe.metrics._values import floats
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
@@ -237,11 +237,11 @@ async def throughput_report_async(
     """
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
-    spec = _shard_spec(shard)
+    spec = shard_spec(shard)
     names = ["blocks", "transactions", "staking_transactions"]
     async with Session(rpc, cache=cache, options=options) as session:
-        ids = await _shard_ids(session, spec)
-        with Progress.make(progress, _label("throughput", ids)) as bar:
+        ids = await shard_ids(session, spec)
+        with Progress.make(progress, shard_label("throughput", ids)) as bar:
             # every shard at once, each resolved and cached as if fetched alone
             _, tables = await fetch_shards(
                 session, names, start, end, ids, progress=bar.update, on_plan=bar.plan

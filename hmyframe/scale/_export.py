@@ -6,16 +6,14 @@ import asyncio
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from hmyframe import datasets as ds
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.engine import Session
-from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
-from hmyframe.engine._ranges import split_aligned
+from hmyframe.engine._ranges import plan_range
 from hmyframe.errors import ClusterError, ConfigError
 from hmyframe.scale._cluster import dask_distributed, worker_threads
 from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_sessions, run_chunk
@@ -23,39 +21,13 @@ from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_ses
 __all__ = ["export_ranges"]
 
 
-def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
 async def _plan(
     session: Session, names: Sequence[str], start: object, end: object, shard: int
 ) -> tuple[tuple[int, int], list[tuple[int, int]]]:
     """The block range ``start``/``end`` resolve to on ``shard``, and its chunks missing from the output."""
-    cache = session.cache
-    assert cache is not None
-    a, b = await resolve_range(session, start, end, shard, end_offset=1 if "signers" in names else 0)
-    chain_id = await session.chain_id()
-    gaps = _merge(g for name in names for g in cache.missing(chain_id, ds.get(name), shard, a, b))
-    if not gaps:
-        return (a, b), []
-    head = await session.head(shard)
-    limit = head - 1 if "signers" in names else head
-    if b > limit:
-        why = " (block N's signers need block N+1)" if "signers" in names else ""
-        raise ConfigError(
-            f"end block {b} is beyond the last fetchable block {limit} of shard {shard}{why}; the head is {head}"
-        )
-    # the endpoints are checked (and a missing trace endpoint reported) before any task starts
-    await session.client.endpoint_url(shard)
-    if "traces" in names and cache.missing(chain_id, ds.get("traces"), shard, a, b):
-        await session.client.endpoint_url(shard, trace=True)
-    return (a, b), split_aligned(gaps, session.options.chunk_size)
+    assert session.cache is not None
+    block_range, _, chunks = await plan_range(session, names, start, end, shard)
+    return block_range, chunks
 
 
 def _output_root(cache: Cache) -> str:

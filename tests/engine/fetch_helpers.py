@@ -93,3 +93,10 @@ def hidden_files(root: Path) -> list[Path]:
 def values(series: pd.Series) -> list[Any]:
     """The column as a list with ``None`` for nulls (``pd.NA`` does not compare equal to None)."""
     return [None if v is pd.NA or v is None else v for v in series.tolist()]
+
+
+def die_in_worker(answers: Any) -> Any:
+    """A range-source transform that kills the conversion worker process running it."""
+    import os
+
+    os._exit(3)

@@ -1,0 +1,67 @@
+"""Modules imported on first use, so that ``import hmyframe`` and an export's start stay light.
+
+pyarrow (0.15-0.3 s and 50-70 MB to import), numpy and pandas are needed where tables are
+built, read or written, not where requests are planned and sent: an export's main process
+sends requests and leaves conversion to worker processes (:mod:`hmyframe.engine._workers`).
+A module that uses pyarrow only inside functions binds it with :func:`lazy_module` (typed as
+the real module for mypy under ``TYPE_CHECKING``)::
+
+    if TYPE_CHECKING:
+        import pyarrow as pa
+    else:
+        pa = lazy_module("pyarrow")
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+__all__ = ["lazy_module"]
+
+
+class _LazyModule:
+    """Stands for a module until an attribute is read; then imports it (once)."""
+
+    __slots__ = ("_module", "_name")
+
+    def _load(self) -> ModuleType:
+        module: ModuleType | None = self._module
+        if module is None:
+            module = importlib.import_module(self._name)
+            object.__setattr__(self, "_module", module)
+        return module
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_module", None)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._load(), attr)
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        setattr(self._load(), attr, value)  # (a test patching a function of the module)
+
+    def __delattr__(self, attr: str) -> None:
+        delattr(self._load(), attr)
+
+    def __repr__(self) -> str:
+        state = "imported" if self._module is not None else "not imported yet"
+        return f"<lazy module {self._name!r} ({state})>"
+
+
+def lazy_module(name: str) -> Any:
+    """A stand-in for module ``name`` that imports it when one of its attributes is first read.
+
+    Parameters
+    ----------
+    name
+        Dotted module name (``"pyarrow.parquet"``).
+
+    Returns
+    -------
+    object
+        Attribute reads go to the module, imported on the first one.
+    """
+    return _LazyModule(name)

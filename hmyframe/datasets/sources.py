@@ -1,0 +1,485 @@
+"""How each dataset is fetched: the light half of the datasets registry.
+
+Every dataset has a *kind*: fetched by block range, as a validator snapshot at one block, or
+only by point lookups. Block-range datasets are filled by a :class:`RangeSource`: one kind of
+node answer for a range of blocks (``getBlocks`` blocks, ``trace_block`` traces...). A source
+says
+
+* which datasets its answers fill (:attr:`RangeSource.fills`): siblings built together from the
+  same answers, so one fetch of full blocks makes ``blocks``, ``transactions`` and
+  ``staking_transactions``;
+* for each of them (:class:`Fill`) what every answer must carry (``detail``: full
+  transactions, signers), the last fetchable block relative to the head (``head_offset``),
+  the tables of the same blocks its conversion needs (``needs``: traces need the blocks'
+  transactions to name each trace's Harmony hash) and whether it has one row per block;
+* the calls for a chunk of blocks (:attr:`RangeSource.plan`), cut into :class:`Piece` s whose
+  answers are converted together as soon as they arrive;
+* the transform that turns a piece's answers into tables (:attr:`RangeSource.transform`, a
+  ``"module:function"`` path taking :class:`Answers`), imported only where conversion runs;
+* what to do when the node refuses a method (:attr:`RangeSource.fallback`), and a transform
+  may ask for the chunk to be fetched again with other settings (:class:`Refetch`).
+
+The engine (:mod:`hmyframe.engine._ranges`) runs every source the same way and names no dataset.
+This module is plain Python (no pyarrow): the process that plans and sends requests imports it
+and starts fast; schemas and builders (the dataset modules) are imported where answers are
+converted (see :mod:`hmyframe.engine._workers`).
+
+A new dataset is its module (schema, builder; :func:`hmyframe.datasets.register` for one
+defined outside the package) and, if its answers are a new kind, a :class:`RangeSource`
+registered with :func:`register_source`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from hmyframe.errors import ConfigError, MethodNotFoundError, short_repr
+
+if TYPE_CHECKING:
+    from hmyframe.rpc.methods import Methods
+
+__all__ = [
+    "BLOCKS",
+    "LOOKUP_DATASETS",
+    "RANGE_DATASETS",
+    "RANGE_SOURCES",
+    "SNAPSHOT_DATASETS",
+    "TRACES",
+    "Answers",
+    "Call",
+    "ChunkRequest",
+    "FetchKind",
+    "Fill",
+    "Piece",
+    "RangeSource",
+    "Refetch",
+    "fill_of",
+    "head_offset",
+    "kind_of",
+    "register_source",
+    "source_of",
+    "spans",
+    "unregister_source",
+]
+
+#: How the public API fetches a dataset.
+FetchKind = Literal["range", "snapshot", "lookup"]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One JSON-RPC call of a plan.
+
+    Attributes
+    ----------
+    method
+        Full method name (``"hmyv2_getBlocks"``, ``"trace_block"``).
+    params
+        Positional params (JSON values).
+    trace
+        Sent to the shard's trace endpoint instead of its node.
+    """
+
+    method: str
+    params: tuple[Any, ...] = ()
+    trace: bool = False
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Calls whose answers are converted together: all of one source's calls for blocks ``first..last``."""
+
+    first: int
+    last: int
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class ChunkRequest:
+    """What a source's :attr:`~RangeSource.plan` is given.
+
+    Attributes
+    ----------
+    first, last
+        The chunk's blocks (inclusive).
+    detail
+        What the answers must carry for the datasets wanted (the union of their
+        :attr:`Fill.detail`).
+    rpc
+        The typed methods of the configured generation, for their encoders only
+        (``rpc.method("getBlocks")``, ``rpc.quantity(n)``, ``rpc.block_args(...)``).
+    blocks_per_request
+        Blocks per range call, or per batch of single-block calls.
+    strategy
+        ``"range"`` or ``"batch"`` (:class:`~hmyframe.engine.FetchOptions`).
+    state
+        What earlier chunks of this fetch learnt (:attr:`RangeSource.fallback`, :class:`Refetch`).
+    """
+
+    first: int
+    last: int
+    detail: frozenset[str]
+    rpc: Methods
+    blocks_per_request: int
+    strategy: Literal["range", "batch"]
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What a source's transform is given: one piece's answers and what they were asked for.
+
+    Attributes
+    ----------
+    shard
+        Shard of the blocks.
+    first, last
+        The piece's blocks.
+    detail, state
+        As the plan was given them.
+    builds
+        Datasets to build from these answers (those of :attr:`RangeSource.fills` whose detail
+        was fetched).
+    calls, payloads
+        The calls and the raw JSON bytes of each ``result``, in the same order.
+    needed
+        The tables named by the builds' :attr:`Fill.needs` (pyarrow tables of at least these
+        blocks).
+    endpoint
+        URL the answers came from (redact it before showing it).
+    """
+
+    shard: int
+    first: int
+    last: int
+    detail: frozenset[str]
+    state: Mapping[str, Any]
+    builds: tuple[str, ...]
+    calls: tuple[Call, ...]
+    payloads: Sequence[bytes]
+    needed: Mapping[str, Any]
+    endpoint: str
+
+
+@dataclass(frozen=True)
+class Fill:
+    """How one dataset is filled from its source's answers.
+
+    Attributes
+    ----------
+    detail
+        What each answer must carry for it (a fetch of datasets needing nothing asks for the
+        least: headers only, for blocks).
+    head_offset
+        The last fetchable block is ``head - head_offset`` (``signers``: 1, block N's signers are
+        known from block N+1).
+    needs
+        Datasets whose table of the same blocks its conversion needs: read from the cache when
+        cached, else fetched in the same chunk.
+    per_block
+        Exactly one row per block: each chunk is checked to hold every block once.
+    head_reason
+        Why the head is out of reach (quoted in errors), with ``head_offset``.
+    """
+
+    detail: frozenset[str] = frozenset()
+    head_offset: int = 0
+    head_reason: str = ""
+    needs: tuple[str, ...] = ()
+    per_block: bool = False
+
+
+#: ``plan(request) -> pieces``.
+Plan = Callable[[ChunkRequest], list[Piece]]
+#: ``fallback(state, error) -> state update or None``.
+Fallback = Callable[[Mapping[str, Any], BaseException], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class RangeSource:
+    """One kind of node answer for block ranges, and the datasets it fills.
+
+    Attributes
+    ----------
+    name
+        Source name (the ``source`` of the datasets it fills).
+    fills
+        Dataset name -> :class:`Fill`, for every dataset built from these answers.
+    plan
+        The calls for one chunk, cut into pieces.
+    transform
+        ``"module:function"``: ``function(answers: Answers) -> {dataset: pyarrow.Table}``
+        (imported where conversion runs).
+    trace_endpoint
+        Its calls go to the trace endpoint (the public fetchers then take ``trace_rpc``).
+    fallback
+        Called when a call fails with an error; a state update makes the engine fetch the
+        chunk again with it (and keep it for later chunks), ``None`` lets the error stand.
+    """
+
+    name: str
+    fills: Mapping[str, Fill]
+    plan: Plan
+    transform: str
+    trace_endpoint: bool = False
+    fallback: Fallback | None = None
+
+    def __post_init__(self) -> None:
+        if ":" not in self.transform:
+            raise ConfigError(
+                f"source {self.name!r}: transform must be 'module:function', got {self.transform!r}"
+            )
+        if not self.fills:
+            raise ConfigError(f"source {self.name!r} fills no dataset")
+
+    def builds_for(self, detail: frozenset[str]) -> tuple[str, ...]:
+        """The datasets answers fetched with ``detail`` can make (siblings included)."""
+        return tuple(name for name, f in self.fills.items() if f.detail <= detail)
+
+
+class Refetch(Exception):
+    """Raised by a transform: these answers cannot make the tables; fetch the chunk again.
+
+    Parameters
+    ----------
+    state
+        Update of the fetch's state (kept for every later chunk of the fetch).
+    reason
+        What was found.
+    """
+
+    def __init__(self, state: Mapping[str, Any], reason: str) -> None:
+        super().__init__(reason)
+        self.state = dict(state)
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Refetch, (self.state, self.reason))
+
+
+def spans(first: int, last: int, size: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(a, b)`` spans of at most ``size`` blocks covering ``first..last``.
+
+    >>> list(spans(5, 12, 4))
+    [(5, 8), (9, 12)]
+    """
+    for a in range(first, last + 1, size):
+        yield a, min(last, a + size - 1)
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+def full_blocks(detail: frozenset[str], state: Mapping[str, Any]) -> bool:
+    """Whether blocks are asked with full transactions (asked for, or the node needs it)."""
+    return "full_tx" in detail or not state.get("headers_only", True)
+
+
+def _plan_blocks(request: ChunkRequest) -> list[Piece]:
+    """``getBlocks`` ranges, or batched ``getBlockByNumber`` (plus ``getBlockSigners`` in v1)."""
+    rpc = request.rpc
+    full_tx = full_blocks(request.detail, request.state)
+    with_signers = "signers" in request.detail
+    step = request.blocks_per_request
+    if request.state.get("strategy", request.strategy) == "range":
+        args = rpc.block_args(full_tx, True, with_signers)
+        method = rpc.method("getBlocks")
+        return [
+            Piece(a, b, (Call(method, (rpc.quantity(a), rpc.quantity(b), args)),))
+            for a, b in spans(request.first, request.last, step)
+        ]
+    # hmy_getBlockByNumber (v1) cannot carry signers: ask getBlockSigners for each block, in the
+    # same pieces (the calls go out together and are batched together)
+    inline = with_signers and rpc.version == 2
+    option = rpc.block_option(full_tx, True, inline)
+    by_number, by_signers = rpc.method("getBlockByNumber"), rpc.method("getBlockSigners")
+    pieces = []
+    for a, b in spans(request.first, request.last, step):
+        calls = [Call(by_number, (rpc.quantity(n), option)) for n in range(a, b + 1)]
+        if with_signers and not inline:
+            calls += [Call(by_signers, (hex(n),)) for n in range(a, b + 1)]
+        pieces.append(Piece(a, b, tuple(calls)))
+    return pieces
+
+
+def _blocks_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[str, Any] | None:
+    """A node (or proxy filter) without ``getBlocks``: batched single-block calls from now on."""
+    if isinstance(error, MethodNotFoundError) and state.get("strategy") != "batch":
+        return {"strategy": "batch"}
+    return None
+
+
+#: Blocks from ``getBlocks`` (or ``getBlockByNumber``): headers, transactions, staking
+#: transactions and signers. Headers-only blocks still list transaction hashes, so ``blocks``
+#: alone is fetched without full transactions; an early-2020 node leaves the list out, and its
+#: blocks are then fetched in full (``state["headers_only"] = False``).
+BLOCKS = RangeSource(
+    name="blocks",
+    fills={
+        "blocks": Fill(per_block=True),
+        "transactions": Fill(detail=frozenset({"full_tx"})),
+        "staking_transactions": Fill(detail=frozenset({"full_tx"})),
+        "signers": Fill(
+            detail=frozenset({"signers"}), head_offset=1, head_reason="block N's signers need block N+1"
+        ),
+    },
+    plan=_plan_blocks,
+    transform="hmyframe.datasets._transform:blocks",
+    fallback=_blocks_fallback,
+)
+
+
+# --------------------------------------------------------------------------- traces
+
+#: ``trace_block`` calls per piece (the client's batch cap for them).
+TRACE_PIECE = 20
+
+
+def _plan_traces(request: ChunkRequest) -> list[Piece]:
+    """One ``trace_block`` per block, on the trace endpoint."""
+    return [
+        Piece(a, b, tuple(Call("trace_block", (hex(n),), trace=True) for n in range(a, b + 1)))
+        for a, b in spans(request.first, request.last, TRACE_PIECE)
+    ]
+
+
+#: Traces from ``trace_block`` on the trace endpoint; each trace's Harmony transaction hash is
+#: resolved from the blocks' transactions (cached, or fetched in the same chunk).
+TRACES = RangeSource(
+    name="traces",
+    fills={"traces": Fill(needs=("transactions",))},
+    plan=_plan_traces,
+    transform="hmyframe.datasets._transform:traces",
+    trace_endpoint=True,
+)
+
+
+# --------------------------------------------------------------------------- the registry
+
+#: Range sources by name.
+_SOURCES: dict[str, RangeSource] = {}
+#: The range sources registered now, by name (read-only view).
+RANGE_SOURCES: Mapping[str, RangeSource] = MappingProxyType(_SOURCES)
+#: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
+SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
+#: Datasets only fetched by point lookups (hashes, addresses, the pool).
+LOOKUP_DATASETS: tuple[str, ...] = ("cx_receipts", "shards", "tx_counts")
+
+
+def register_source(source: RangeSource) -> None:
+    """Add a range source (its datasets become fetchable by range and exportable).
+
+    Raises
+    ------
+    ConfigError
+        If a dataset it fills is already filled by another source or has another kind.
+    """
+    if not isinstance(source, RangeSource):
+        raise ConfigError(f"register_source() takes a RangeSource, got {short_repr(source)}")
+    for name in source.fills:
+        owner = _owner(name)
+        if owner is not None and owner.name != source.name:
+            raise ConfigError(f"dataset {name!r} is already filled by source {owner.name!r}")
+        if name in SNAPSHOT_DATASETS or name in LOOKUP_DATASETS:
+            raise ConfigError(f"dataset {name!r} is not fetched by block range")
+    _SOURCES[source.name] = source
+
+
+def unregister_source(name: str) -> None:
+    """Remove a range source added with :func:`register_source` (no error if absent)."""
+    _SOURCES.pop(name, None)
+
+
+def _owner(name: str) -> RangeSource | None:
+    for source in _SOURCES.values():
+        if name in source.fills:
+            return source
+    return None
+
+
+def kind_of(name: str) -> FetchKind:
+    """How dataset ``name`` is fetched.
+
+    Raises
+    ------
+    ConfigError
+        For a name no source, snapshot or lookup declares.
+    """
+    if _owner(name) is not None:
+        return "range"
+    if name in SNAPSHOT_DATASETS:
+        return "snapshot"
+    if name in LOOKUP_DATASETS:
+        return "lookup"
+    known = [*RANGE_DATASETS, *SNAPSHOT_DATASETS, *LOOKUP_DATASETS]
+    raise ConfigError(f"unknown dataset {short_repr(name)}; valid names: {', '.join(known)}")
+
+
+def source_of(name: str) -> RangeSource:
+    """The range source filling dataset ``name``.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` is not fetched by block range.
+    """
+    source = _owner(name)
+    if source is None:
+        raise ConfigError(
+            f"dataset {short_repr(name)} is not fetched by block range; range datasets: {', '.join(RANGE_DATASETS)}"
+        )
+    return source
+
+
+def fill_of(name: str) -> Fill:
+    """How dataset ``name`` is filled by its range source."""
+    return source_of(name).fills[name]
+
+
+def head_offset(names: Sequence[str]) -> tuple[int, str]:
+    """The largest :attr:`Fill.head_offset` of range datasets ``names``, and its reason.
+
+    The last block fetchable for all of them is ``head - offset``.
+
+    >>> head_offset(["blocks", "signers"])
+    (1, "block N's signers need block N+1")
+    """
+    fills = [fill_of(name) for name in names]
+    best = max(fills, key=lambda f: f.head_offset, default=Fill())
+    return best.head_offset, best.head_reason
+
+
+class _RangeNames(Sequence[str]):
+    """The range datasets, as the registry has them now (sources may be added)."""
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(n for source in _SOURCES.values() for n in source.fills)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __repr__(self) -> str:
+        return repr(self._names())
+
+
+#: Datasets fetched by block range (a live view: sources registered later are included).
+RANGE_DATASETS: Sequence[str] = _RangeNames()
+
+register_source(BLOCKS)
+register_source(TRACES)
