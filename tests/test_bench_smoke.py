@@ -68,10 +68,10 @@ def launched(report_path: Path) -> Iterator[dict[str, subprocess.Popen[str]]]:
         for script, args in commands.items()
     }
     yield procs
-    for proc in procs.values():
+    for proc in procs.values():  # scripts no test waited for (a -k selection) are stopped and reaped
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+        proc.communicate()
 
 
 def finish(proc: subprocess.Popen[str], script: str) -> str:
