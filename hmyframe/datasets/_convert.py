@@ -702,7 +702,8 @@ def hash_array(
 ) -> pa.Array:
     """0x 32-byte hashes -> lower-case ``string``; the zero hash becomes null if asked."""
     arr = _strings(values, required)
-    if arr is not None and _lower_hashes(arr):  # the usual case, checked in bulk without a regex
+    # the usual case, checked in bulk without a regex
+    if arr is not None and _hex_strings_ok(arr, width=66, upper=False):
         return _zero_to_null(arr) if zero_is_null else arr
     arr = _regex_array(values, where, name, _HASH_RE, "a 0x-prefixed 32-byte hex hash", required, checked)
     arr = pc.utf8_lower(arr)
@@ -719,18 +720,25 @@ def _prefixed(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int32]) -> boo
     return bool((data[starts] == ord("0")).all() and (data[starts + 1] == ord("x")).all())
 
 
-def _lower_hashes(arr: pa.Array) -> bool:
-    """True if every non-null entry is ``0x`` + 64 lower-case hex digits (vectorised)."""
+def _hex_strings_ok(arr: pa.Array, *, width: int | None, upper: bool) -> bool:
+    """True if every non-null entry is ``0x`` + hex digits (vectorised).
+
+    ``width``: the exact length of every entry (``0x`` included), or None for any length >= 2;
+    ``upper``: whether upper-case digits are allowed.
+    """
     if arr.null_count:
         arr = arr.drop_null()
     n = len(arr)
     if not n:
         return True
     offsets, data = _buffers(arr)
-    if offsets[-1] != 66 * n or not (np.diff(offsets) == 66).all() or not _prefixed(data, offsets[:-1]):
+    lengths = np.diff(offsets)
+    if not ((lengths == width).all() if width is not None else (lengths >= 2).all()):
+        return False
+    if not _prefixed(data, offsets[:-1]):
         return False
     # every byte but the 'x' of each row is a hex digit
-    return int(np.count_nonzero(_hex_digits(data, upper=False))) == 65 * n
+    return int(np.count_nonzero(_hex_digits(data, upper=upper))) == len(data) - n
 
 
 def _zero_to_null(arr: pa.Array) -> pa.Array:
@@ -744,22 +752,9 @@ def hex_data_array(
 ) -> pa.Array:
     """0x-prefixed hex bytes (input, output, extra data) -> ``string``, as sent."""
     arr = _strings(values, required)
-    if arr is not None and _hex_data_ok(arr):
+    if arr is not None and _hex_strings_ok(arr, width=None, upper=True):
         return arr
     return _regex_array(values, where, name, _HEXDATA_RE, "0x-prefixed hex data", required, checked)
-
-
-def _hex_data_ok(arr: pa.Array) -> bool:
-    """True if every non-null entry is ``0x`` followed by hex digits of either case (vectorised)."""
-    if arr.null_count:
-        arr = arr.drop_null()
-    n = len(arr)
-    if not n:
-        return True
-    offsets, data = _buffers(arr)
-    if (np.diff(offsets) < 2).any() or not _prefixed(data, offsets[:-1]):
-        return False
-    return int(np.count_nonzero(_hex_digits(data, upper=True))) == len(data) - n
 
 
 def address_arrays(
