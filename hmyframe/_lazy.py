@@ -15,10 +15,11 @@ the real module for mypy under ``TYPE_CHECKING``)::
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_module"]
+__all__ = ["arrow_without_pandas", "lazy_module"]
 
 
 class _LazyModule:
@@ -65,3 +66,36 @@ def lazy_module(name: str) -> Any:
         Attribute reads go to the module, imported on the first one.
     """
     return _LazyModule(name)
+
+
+def arrow_without_pandas() -> None:
+    """Let pyarrow know, before its first array, that this process works without pandas.
+
+    pyarrow imports pandas (0.3-0.6 s) the first time it builds an array or a scalar, to
+    recognise pandas objects, even when given numpy data. A one-shot command that only moves
+    Arrow tables to files (``hmyframe export``) never holds a pandas object, so it calls this
+    first: pyarrow's first look is made with pandas hidden, and it records that pandas is
+    absent. Its own pandas conversions (``to_pandas``) still import pandas when asked, as they
+    retry the import. Does nothing when pandas is already imported.
+    """
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    hide = _Hidden("pandas")
+    sys.meta_path.insert(0, hide)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(hide)
+
+
+class _Hidden:
+    """A module finder that makes importing one top-level module fail, for a moment."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname == self.name:
+            raise ImportError(f"{fullname} is hidden here", name=fullname)

@@ -222,7 +222,7 @@ async def export(
     async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
         if client is not None:
             session.endpoint_spec()  # endpoints the workers can reach, checked before any request
-        chain_id = await session.chain_id()
+        chain_id = await session.identify(spec if range_names and spec != "all" else [])
         if range_names:
             ids = await shard_ids(session, spec)
             with Progress.make(progress, shard_label("export", ids)) as bar:

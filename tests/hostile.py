@@ -137,11 +137,17 @@ Rewrite = Callable[[Any], Awaitable[tuple[int, bytes] | None] | tuple[int, bytes
 
 
 class Proxy:
-    """Forwards POSTs to ``target``, unless ``rewrite`` answers them itself."""
+    """Forwards POSTs to ``target``, unless ``rewrite`` answers them itself.
 
-    def __init__(self, target: str, rewrite: Rewrite) -> None:
+    With ``split_batches``, a JSON-RPC batch is shown to ``rewrite`` call by call (each as a
+    request of its own), and the calls it lets through are forwarded one by one; the answers
+    are put back together (a non-200 answer to any call answers the whole batch).
+    """
+
+    def __init__(self, target: str, rewrite: Rewrite, *, split_batches: bool = False) -> None:
         self.target = target
         self.rewrite = rewrite
+        self.split_batches = split_batches
         self.requests: list[Any] = []
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -174,16 +180,25 @@ class Proxy:
         raw = await request.read()
         body = json.loads(raw)
         self.requests.append(body)
+        if self.split_batches and isinstance(body, list):
+            parts = [await self._answer(call, json.dumps(call).encode()) for call in body]
+            failed = next(((status, payload) for status, payload in parts if status != 200), None)
+            status, payload = failed or (200, json.dumps([json.loads(p) for _, p in parts]).encode())
+        else:
+            status, payload = await self._answer(body, raw)
+        return web.Response(status=status, body=payload, content_type="application/json")
+
+    async def _answer(self, body: Any, raw: bytes) -> tuple[int, bytes]:
         answer = self.rewrite(body)
         if asyncio.iscoroutine(answer):
             answer = await answer
         if answer is not None:
             status, payload = answer
-            return web.Response(status=status, body=payload, content_type="application/json")
+            return status, payload
         async with self._session.post(
             self.target, data=raw, headers={"Content-Type": "application/json"}
         ) as resp:
-            return web.Response(status=resp.status, body=await resp.read(), content_type="application/json")
+            return resp.status, await resp.read()
 
     def close(self) -> None:
         async def stop() -> None:

@@ -83,3 +83,32 @@ def test_fetching_and_exporting_load_no_matplotlib_until_a_plot_is_asked_for(
     loaded = out["loaded"]
     assert isinstance(loaded, list)
     assert "matplotlib" in loaded
+
+
+def test_the_export_command_never_imports_pandas_and_leaves_pyarrow_able_to(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    # pyarrow imports pandas (0.3-0.6 s) on its first array unless told pandas is absent; the
+    # export command tells it so, and pyarrow's own pandas conversions still work afterwards
+    out = _loaded_after(
+        "from hmyframe.cli import main\n"
+        f"code = main(['export', 'blocks,transactions', '--rpc', {devnet.url!r}, '--start', '0', "
+        f"'--end', '59', '--out', {str(tmp_path)!r}, '--no-progress'])\n"
+        "out['code'] = code\n"
+        "out['pandas_after_export'] = 'pandas' in sys.modules\n"
+        "import pyarrow as pa, pyarrow.parquet as pq\n"
+        f"files = sorted(__import__('pathlib').Path({str(tmp_path)!r}).rglob('transactions/**/*.parquet'))\n"
+        "table = pa.concat_tables([pq.read_table(f) for f in files])\n"
+        "frame = table.to_pandas()\n"
+        "out['rows'] = [table.num_rows, len(frame)]\n"
+        "out['values_equal'] = [int(v) for v in frame['value']] == [v.as_py() for v in table['value']]\n"
+    )
+    assert out["code"] == 0
+    assert out["pandas_after_export"] is False
+    rows = out["rows"]
+    assert isinstance(rows, list)
+    assert rows[0] == rows[1] > 0
+    assert out["values_equal"] is True
+    loaded = out["loaded"]
+    assert isinstance(loaded, list)
+    assert "pandas" in loaded  # imported by to_pandas() when asked

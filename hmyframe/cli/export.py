@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from hmyframe._lazy import arrow_without_pandas
 from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
 from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
@@ -113,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler is None:
         if args.workers is not None:
             raise ConfigError("--workers sizes the local Dask cluster of --scheduler local")
+        arrow_without_pandas()  # this process builds no DataFrame: spare it pandas' import
         summary = job(None)
     else:
         from hmyframe.scale import connect

@@ -482,6 +482,7 @@ async def plan_range(
         Bad dataset or range, or a range beyond the last fetchable block.
     """
     _check_names(names)
+    await session.identify([shard])
     offset, reason = sources.head_offset(names)
     a, b = await resolve_range(session, start, end, shard, end_offset=offset, end_reason=reason)
     cache = session.cache
@@ -617,6 +618,7 @@ async def fetch_shards(
     shards = [block_arg(shard, "shard") for shard in shards]
     if not shards:
         raise ConfigError("no shard given")
+    await session.identify(shards)
     offset, reason = sources.head_offset(names)
     ranges: dict[int, tuple[int, int]] = {}
 

@@ -12,15 +12,18 @@ ranges that are fully cached are read without asking the node for its head.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import operator
 import os
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
 from hmyframe.rpc import Client, RetryPolicy
@@ -28,6 +31,7 @@ from hmyframe.rpc.pool import EndpointPool
 
 if TYPE_CHECKING:
     from hmyframe.devnet import Devnet
+
 
 __all__ = [
     "DEFAULT_RPC",
@@ -394,16 +398,61 @@ class Session:
                 known = _chain_ids.get(key)
         if known is None:
             block = await self.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
-            if not isinstance(block, dict):
-                raise ResponseShapeError(
-                    "hmyv2_getBlockByNumber", "result", block, f"the genesis block of {redact_url(key)}"
-                )
-            known = chain_id_from_hash(block.get("hash"))
-            with _chain_ids_lock:
-                _chain_ids[key] = known
-            self._chain_checked = True
+            known = self._learn_chain(block)
         self._resolved.chain_id = known
         return known
+
+    def _learn_chain(self, genesis: Any) -> str:
+        """The chain id of the node's shard-0 genesis block, remembered for this URL."""
+        key = self._resolved.url
+        if not isinstance(genesis, dict):
+            raise ResponseShapeError(
+                "hmyv2_getBlockByNumber", "result", genesis, f"the genesis block of {redact_url(key)}"
+            )
+        known = chain_id_from_hash(genesis.get("hash"))
+        with _chain_ids_lock:
+            _chain_ids[key] = known
+        self._chain_checked = True
+        self._resolved.chain_id = known
+        return known
+
+    async def identify(self, shards: Sequence[int] = ()) -> str:
+        """The chain id, as :meth:`chain_id`, learnt in one round trip with the heads of ``shards``.
+
+        On first contact with a URL (nothing remembered of it in this process) the node is
+        asked at once for its sharding structure (which shard the URL serves), its shard-0
+        genesis block (the chain id) and its head: the last two as guesses sent to the URL
+        itself, kept if it serves the shard they are for (the usual case: a shard's own URL),
+        else dropped and asked of the right shard's URL. A fetch thus spends one round trip
+        before its first block request, not three in a row. A chain id already known sends
+        nothing, so cache hits stay request-free.
+        """
+        if self._resolved.chain_id is not None or self._remembered_chain_id() is not None:
+            return await self.chain_id()
+        client = self.client
+        if isinstance(client, Client) and not client.routes_without_asking(0):
+            genesis = asyncio.ensure_future(
+                client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=None)
+            )
+            head = asyncio.ensure_future(client.v2.block_number(shard=None)) if shards else None
+            guesses = [g for g in (genesis, head) if g is not None]
+            for guess in guesses:  # a dropped guess's failure is nobody's error
+                guess.add_done_callback(lambda t: t.cancelled() or t.exception())
+            try:
+                served = await client.home_shard()
+                if served == 0:
+                    self._learn_chain(await genesis)
+                if head is not None and served in shards:
+                    self._learn_head(served, await head)
+            finally:
+                for guess in guesses:
+                    guess.cancel()
+        await gather_or_raise([self.chain_id(), *(self.head(s) for s in shards)])
+        return await self.chain_id()  # known now: no further request
+
+    def _remembered_chain_id(self) -> str | None:
+        with _chain_ids_lock:
+            return _chain_ids.get(self._resolved.url)
 
     async def shard_ids(self) -> list[int]:
         """The network's shard ids: the devnet's own, else ``hmy_getShardingStructure`` (asked once)."""
@@ -414,8 +463,10 @@ class Session:
     async def head(self, shard: int, *, refresh: bool = False) -> int:
         """The highest block number of ``shard`` (asked once per session unless ``refresh``)."""
         if refresh or shard not in self._heads:
-            raw = await self.client.v2.block_number(shard=shard)
-            if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
-                raise ResponseShapeError("hmyv2_blockNumber", "result", raw, "a non-negative integer")
-            self._heads[shard] = raw
+            self._learn_head(shard, await self.client.v2.block_number(shard=shard))
         return self._heads[shard]
+
+    def _learn_head(self, shard: int, raw: Any) -> None:
+        if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
+            raise ResponseShapeError("hmyv2_blockNumber", "result", raw, "a non-negative integer")
+        self._heads[shard] = raw

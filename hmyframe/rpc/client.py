@@ -650,6 +650,14 @@ class Client:
             )
         return current[0]
 
+    def routes_without_asking(self, shard: int) -> bool:
+        """Whether a call for ``shard`` can be routed without asking the node for its shards.
+
+        True once ``hmy_getShardingStructure`` has been answered, or when the caller named the
+        shard's URL.
+        """
+        return self._shard_info is not None or shard in self._shard_urls
+
     async def endpoint_url(self, shard: int | None = None, *, trace: bool = False) -> str:
         """The URL a call for ``shard`` (``None`` = home) is sent to.
 

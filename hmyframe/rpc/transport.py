@@ -245,7 +245,7 @@ class Transport:
             )
         parts: list[bytes] = []
         size = 0
-        async for piece in resp.content.iter_chunked(1 << 16):
+        async for piece in resp.content.iter_any():  # (as received: no re-slicing of big buffers)
             size += len(piece)
             if size > cap:
                 resp.close()

@@ -47,7 +47,7 @@ def proxies() -> Iterator[Any]:
     made: list[Proxy] = []
 
     def make(target: str, rewrite: Any) -> Proxy:
-        made.append(Proxy(target, rewrite))
+        made.append(Proxy(target, rewrite, split_batches=True))  # (first contact is one batch)
         return made[-1]
 
     yield make
