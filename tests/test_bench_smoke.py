@@ -93,16 +93,23 @@ def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
     rows: dict[str, list[int]] = {}
     for line in report.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 9 and re.fullmatch(r"[\d,]+", cells[5]):
+        if len(cells) == 10 and re.fullmatch(r"[\d,]+", cells[5]):
             rows.setdefault(cells[0], []).append(int(cells[5].replace(",", "")))
     # hmyframe and the bare client counted the same transactions, validators and traces
     assert {"hmyframe", "wire@8", "wire@32"} <= set(rows)
     assert rows["wire@8"][0] == rows["wire@32"][0] == rows["hmyframe"][0] > 0
-    assert len(rows["hmyframe"]) == 3  # export, validator snapshot, traces
-    assert rows["wire@8"][1] == rows["hmyframe"][2] > 0  # traces
-    for peer in ("pyhmy ranges", "ethereum-etl", "cryo"):  # whichever peers are installed
+    # export, validator snapshot with the node's limiter off, then on, traces
+    assert len(rows["hmyframe"]) == 4
+    assert rows["hmyframe"][1] == rows["hmyframe"][2] > 0  # the same snapshot, limiter or not
+    assert rows["wire@8"][1] == rows["hmyframe"][3] > 0  # traces
+    # whichever peers are installed (the quick slice is short enough for cryo's and the loop's budget)
+    for peer in ("pyhmy ranges", "pyhmy loop", "ethereum-etl", "cryo"):
         if peer in rows:
             assert rows[peer][0] == rows["hmyframe"][0], peer
+    if "pyhmy paging" in rows:
+        assert rows["pyhmy paging"] == rows["hmyframe"][1:3]
+    assert "limiter off" in report
+    assert "limiter on (the node's default" in report
     assert "failed:" not in report
 
 
