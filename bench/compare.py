@@ -198,8 +198,8 @@ def run_once(contender: Contender, url: str, timeout: float) -> None:
             return
         wall = time.perf_counter() - started
         if done.returncode:
-            tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-            contender.failure = f"exit {done.returncode}: {tail[:300]}"
+            last = (done.stderr.strip().splitlines() or ["(no error output)"])[-1].strip()
+            contender.failure = f"exit {done.returncode}: {last[:300]}"  # the exception's line
             return
         try:
             report = json.loads(done.stdout.strip().splitlines()[-1])

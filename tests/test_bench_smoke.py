@@ -138,3 +138,24 @@ def test_convert_against_another_checkout_prints_ratios():
     assert set(rows) == {"transactions", "traces"}
     assert rows["transactions"][1] == "10"  # 2 blocks x 5 transactions
     assert all(r[-2].endswith("x") and r[-1].endswith("x") for r in rows.values())
+
+
+def test_compare_records_a_failing_contender_and_goes_on(monkeypatch):
+    """A contender whose process fails (here: the bare client against a closed port) is marked
+    failed with its error's last line, is not run again, and the table shows it as a failed row
+    instead of the comparison stopping."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import compare
+
+    own = compare.Env(sys.executable, "")
+    refused = compare.Contender("wire@8", "wire", own, {"start": 1, "end": 10, "in_flight": 2})
+    compare.run_alternating([refused], "http://127.0.0.1:9/", runs=2, timeout=120)
+    assert refused.runs == []
+    assert refused.failure is not None
+    assert refused.failure.startswith("exit 1: aiohttp.client_exceptions.ClientConnectorError")
+    section = compare._section("a setting", [refused])
+    assert section.summaries == []
+    rows = [line for line in compare.table(section) if line.startswith("| wire@8 |")]
+    assert len(rows) == 1
+    assert rows[0].startswith("| wire@8 | failed: exit 1:")
+    assert rows[0].count("|") == 11  # as many cells as the header's 10
