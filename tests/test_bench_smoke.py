@@ -93,16 +93,23 @@ def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
     rows: dict[str, list[int]] = {}
     for line in report.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 9 and re.fullmatch(r"[\d,]+", cells[5]):
+        if len(cells) == 10 and re.fullmatch(r"[\d,]+", cells[5]):
             rows.setdefault(cells[0], []).append(int(cells[5].replace(",", "")))
     # hmyframe and the bare client counted the same transactions, validators and traces
     assert {"hmyframe", "wire@8", "wire@32"} <= set(rows)
     assert rows["wire@8"][0] == rows["wire@32"][0] == rows["hmyframe"][0] > 0
-    assert len(rows["hmyframe"]) == 3  # export, validator snapshot, traces
-    assert rows["wire@8"][1] == rows["hmyframe"][2] > 0  # traces
-    for peer in ("pyhmy ranges", "ethereum-etl", "cryo"):  # whichever peers are installed
+    # export, validator snapshot with the node's limiter off, then on, traces
+    assert len(rows["hmyframe"]) == 4
+    assert rows["hmyframe"][1] == rows["hmyframe"][2] > 0  # the same snapshot, limiter or not
+    assert rows["wire@8"][1] == rows["hmyframe"][3] > 0  # traces
+    # whichever peers are installed (the quick slice is short enough for cryo's and the loop's budget)
+    for peer in ("pyhmy ranges", "pyhmy loop", "ethereum-etl", "cryo"):
         if peer in rows:
             assert rows[peer][0] == rows["hmyframe"][0], peer
+    if "pyhmy paging" in rows:
+        assert rows["pyhmy paging"] == rows["hmyframe"][1:3]
+    assert "limiter off" in report
+    assert "limiter on (the node's default" in report
     assert "failed:" not in report
 
 
@@ -131,3 +138,24 @@ def test_convert_against_another_checkout_prints_ratios():
     assert set(rows) == {"transactions", "traces"}
     assert rows["transactions"][1] == "10"  # 2 blocks x 5 transactions
     assert all(r[-2].endswith("x") and r[-1].endswith("x") for r in rows.values())
+
+
+def test_compare_records_a_failing_contender_and_goes_on(monkeypatch):
+    """A contender whose process fails (here: the bare client against a closed port) is marked
+    failed with its error's last line, is not run again, and the table shows it as a failed row
+    instead of the comparison stopping."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import compare
+
+    own = compare.Env(sys.executable, "")
+    refused = compare.Contender("wire@8", "wire", own, {"start": 1, "end": 10, "in_flight": 2})
+    compare.run_alternating([refused], "http://127.0.0.1:9/", runs=2, timeout=120)
+    assert refused.runs == []
+    assert refused.failure is not None
+    assert refused.failure.startswith("exit 1: aiohttp.client_exceptions.ClientConnectorError")
+    section = compare._section("a setting", [refused])
+    assert section.summaries == []
+    rows = [line for line in compare.table(section) if line.startswith("| wire@8 |")]
+    assert len(rows) == 1
+    assert rows[0].startswith("| wire@8 | failed: exit 1:")
+    assert rows[0].count("|") == 11  # as many cells as the header's 10
