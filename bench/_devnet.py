@@ -14,13 +14,19 @@ __all__ = ["devnet_process", "one_shard_devnet"]
 
 @contextmanager
 def devnet_process(*args: str) -> Iterator[tuple[list[str], list[str]]]:
-    """Run ``hmyframe devnet ARGS`` in a child process; yield (shard URLs, trace URLs); stop it after."""
+    """Run ``hmyframe devnet ARGS`` in a child process; yield (shard URLs, trace URLs); stop it after.
+
+    The devnet serves identity-encoded answers to every client (``--no-gzip``): aiohttp and
+    requests ask for gzip by default, hmyframe does not on a loopback URL, and a comparison
+    must give every client the same bytes.
+    """
     proc = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys; from hmyframe.cli import main; sys.exit(main())",
             "devnet",
+            "--no-gzip",
             *args,
         ],
         stdout=subprocess.PIPE,

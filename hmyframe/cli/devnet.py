@@ -74,6 +74,11 @@ def register(subparsers: Any) -> None:
         help="switch off the node's 1 req/s (burst 3) limiter on getAllValidatorInformation*",
     )
     parser.add_argument(
+        "--no-gzip",
+        action="store_true",
+        help="serve identity-encoded answers even to clients that accept gzip (same bytes for every client)",
+    )
+    parser.add_argument(
         "--rpc-rate-limit",
         type=float,
         default=None,
@@ -105,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         epoch_length=args.epoch_length,
         validators=args.validators,
         faults=faults,
+        gzip=not args.no_gzip,
     )
     return asyncio.run(_serve(devnet, float(args.mine_every)))
 

@@ -101,6 +101,10 @@ class Devnet:
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
     cache_bytes
         Size bound of the rendered-response cache.
+    gzip
+        Gzip answers for clients that accept it, as the node does (default). ``False`` serves
+        every client identity-encoded bytes: a benchmark comparing clients whose HTTP
+        libraries ask for gzip with ones that do not gives them all the same encoding.
 
     Attributes
     ----------
@@ -131,8 +135,11 @@ class Devnet:
         validators: int = 300,
         faults: FaultInjector | str | Iterable[FaultRule | str] | None = None,
         cache_bytes: int = 128 * 1024 * 1024,
+        gzip: bool = True,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
+        if not isinstance(gzip, bool):
+            raise ConfigError(f"Devnet gzip must be True or False, got {gzip!r}")
         blocks = _check_int("blocks", blocks, 1)
         seed = _check_int("seed", seed, 0)
         if profile not in PROFILES:
@@ -194,6 +201,7 @@ class Devnet:
             validator_rate_limit=vlimit,
             rpc_rate_limit=rlimit,
             cache_bytes=cache_bytes,
+            gzip_level=1 if gzip else 0,
         )
         self._server: DevnetServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -121,7 +121,7 @@ class ServerConfig:
     cache_bytes
         Size bound of the rendered-bytes cache (shared by all shards).
     gzip_level
-        Compression level used when the client accepts gzip.
+        Compression level used when the client accepts gzip; 0 never compresses.
     """
 
     host: str = "127.0.0.1"
@@ -317,7 +317,7 @@ class _Endpoint:
         self, request: web.Request, payload: bytes, stats: DevnetStats, errors: list[int]
     ) -> web.Response:
         headers = dict(_JSON_HEADERS)
-        if payload and "gzip" in request.headers.get("Accept-Encoding", "").lower():
+        if payload and self.config.gzip_level and "gzip" in request.headers.get("Accept-Encoding", "").lower():
             payload = gzip.compress(payload, compresslevel=self.config.gzip_level, mtime=0)
             headers["Content-Encoding"] = "gzip"
             headers["Vary"] = "Accept-Encoding"
