@@ -383,7 +383,7 @@ async def test_credentials_never_appear_in_messages(
         ({"timeout": 0}, "timeout"),
         ({"requests_per_second": -1}, "requests_per_second"),
         ({"validator_pacing": (0, 3)}, "rate must be"),
-        ({"validator_pacing": 1.0}, "validator_pacing must be \"auto\""),
+        ({"validator_pacing": 1.0}, 'validator_pacing must be "auto"'),
         ({"validator_pacing": "fast"}, r"None \(never pace\), got 'fast'"),
         ({"trace_url": {"zero": "http://127.0.0.1:1"}}, "trace_url keys must be shard ids"),
         ({"shard_urls": {1: "ws://x"}}, r"shard_urls\[1\]"),
