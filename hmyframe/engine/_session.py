@@ -27,6 +27,7 @@ from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
 from hmyframe.rpc import Client, RetryPolicy
+from hmyframe.rpc.client import ValidatorPacing
 from hmyframe.rpc.pool import EndpointPool
 
 if TYPE_CHECKING:
@@ -89,7 +90,11 @@ class FetchOptions:
         ``max_in_flight`` and ``requests_per_second`` hold for each endpoint, and ``retry``
         for a call through the pool (:class:`~hmyframe.rpc.pool.EndpointPool`).
     validator_pacing
-        ``(rate, burst)`` pacing of validator-information pages (the node allows 1/s, burst 3).
+        Pacing of validator-information pages, passed to :class:`~hmyframe.rpc.Client`.
+        ``"auto"`` (the default): pages go unpaced until the node refuses one for its rate
+        (its limiter allows 1/s, burst 3; a node run without it never does), then that
+        endpoint is paced at 1/s, burst 3 and the refused page is retried. A ``(rate, burst)``
+        pair paces from the first page; ``None`` never paces.
     convert_processes
         Worker processes converting and writing a range fetch's chunks, so conversion uses
         other cores while this process sends requests; 0 (the default) converts in a thread
@@ -108,7 +113,7 @@ class FetchOptions:
     requests_per_second: float | None = None
     timeout: float = 60.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    validator_pacing: tuple[float, int] | None = (1.0, 3)
+    validator_pacing: ValidatorPacing = "auto"
     convert_processes: int = 0
 
     def __post_init__(self) -> None:

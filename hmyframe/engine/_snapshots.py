@@ -12,8 +12,12 @@ Paging rules that keep rows neither lost nor duplicated:
 * a node that ignores the page number would repeat one page forever: after two consecutive
   pages that add no new validator the paging stops.
 
-Pages are paced by the client (``validator_pacing``, default 1/s with a burst of 3, the node's own
-limit), so the default settings never trip the node's limiter. The four snapshot tables
+Pages are asked one after the other and paced by the client (``validator_pacing``). The default
+``"auto"`` sends them unpaced: a node run without its validator limiter (harmony PR #5025) answers
+at once; a node with it (1/s, burst 3, 5 s deadline) makes the 4th and later pages wait within its
+deadline, never refusing a sequential page. Should a page be refused for its rate (concurrent
+snapshots, another client of the same node), the endpoint is paced at 1/s, burst 3 from then on
+and the page retried, so no row is lost. The four snapshot tables
 (``validators``, ``voting_power``, ``delegations``, ``undelegations``) are built from the same pages
 and cached together.
 """

@@ -12,9 +12,14 @@ and adds, on top of plain HTTP POSTs:
   have a smaller cap (``batch_limits``): the range calls ``*_getBlocks`` and the validator
   listings always go alone, ``trace_block`` in batches of at most 20.
 * **Politeness.** At most ``max_in_flight`` HTTP requests at once; an optional
-  ``requests_per_second`` token bucket; and a per-endpoint token bucket for
-  ``*_getAllValidatorInformation*`` (``validator_pacing``, default 1 req/s burst 3, the node's
-  own node-wide limit) so the default settings never trip the node's limiter.
+  ``requests_per_second`` token bucket; and adaptive pacing of
+  ``*_getAllValidatorInformation*`` (``validator_pacing="auto"``): the listings go unpaced
+  until one is refused for its rate (the node's ``-32000`` limiter message or an HTTP 429);
+  from then on that endpoint's listings pass a token bucket equal to the node's node-wide
+  limiter (1 req/s, burst 3, starting empty since the node's bucket was just drained) and the
+  refused calls are retried. A node run without the limiter (harmony PR #5025) is never
+  slowed down; one with it waits or refuses at most the calls of the first burst. A fixed
+  ``(rate, burst)`` paces from the first call, ``None`` never.
 * **Retries** following a :class:`~hmyframe.rpc.retry.RetryPolicy`: connection failures,
   timeouts, truncated or non-JSON bodies, HTTP 429/502/503/504 (honouring ``Retry-After``), the
   node's ``-32000`` rate-limit messages and batch items missing from an answer. Only the
@@ -46,7 +51,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType, TracebackType
-from typing import Any
+from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 import msgspec
@@ -76,9 +81,11 @@ __all__ = [
     "DEFAULT_MAX_ANSWER_BYTES",
     "LONG_WAIT",
     "MAX_BODY_BYTES",
+    "NODE_VALIDATOR_PACING",
     "Client",
     "ClientStats",
     "ShardInfo",
+    "ValidatorPacing",
     "is_validator_listing",
 ]
 
@@ -102,6 +109,13 @@ _RECOVER_AFTER = 16
 LONG_WAIT = 5.0
 
 _log = logging.getLogger("hmyframe.rpc")
+
+#: ``(rate, burst)`` of the node's node-wide limiter on ``*_getAllValidatorInformation*``
+#: (1 request per second, burst 3): the pacing ``validator_pacing="auto"`` switches on.
+NODE_VALIDATOR_PACING: tuple[float, int] = (1.0, 3)
+
+#: What ``Client(validator_pacing=...)`` accepts: ``"auto"``, a fixed ``(rate, burst)``, or ``None``.
+ValidatorPacing: TypeAlias = Literal["auto"] | tuple[float, int] | None
 
 
 def is_validator_listing(method: str) -> bool:
@@ -163,6 +177,10 @@ class ClientStats:
         Seconds of back-off waited (summed over retry rounds; ``Retry-After`` included).
     pacing_wait
         Seconds waited by the validator-listing pacer.
+    pacing_engaged
+        Endpoints at which ``validator_pacing="auto"`` switched pacing on after a rate-limit
+        refusal of a validator listing (``0`` while every listing went through unpaced).
+        Pacing stays on for the client's life; :meth:`reset` zeroes the count, not the pacing.
     bytes_sent, bytes_received
         Request and (decompressed) answer body bytes.
     max_in_flight
@@ -176,6 +194,7 @@ class ClientStats:
     retries: Counter[str] = field(default_factory=Counter)
     retry_wait: float = 0.0
     pacing_wait: float = 0.0
+    pacing_engaged: int = 0
     bytes_sent: int = 0
     bytes_received: int = 0
     max_in_flight: int = 0
@@ -187,7 +206,7 @@ class ClientStats:
 
     def reset(self) -> None:
         """Zero every counter."""
-        self.http_requests = self.calls = self.batches = self.batch_splits = 0
+        self.http_requests = self.calls = self.batches = self.batch_splits = self.pacing_engaged = 0
         self.retries = Counter()
         self.retry_wait = self.pacing_wait = 0.0
         self.bytes_sent = self.bytes_received = self.max_in_flight = 0
@@ -384,9 +403,15 @@ class Client:
     retry
         What to retry and how long to wait; see :class:`~hmyframe.rpc.retry.RetryPolicy`.
     validator_pacing
-        ``(rate, burst)`` token bucket per endpoint for ``*_getAllValidatorInformation*``
-        calls, or ``None`` to send them unpaced. The default equals the node's node-wide
-        limiter (1 req/s, burst 3).
+        Pacing of ``*_getAllValidatorInformation*`` calls, per endpoint. ``"auto"`` (the
+        default): unpaced until one of them is refused for its rate at an endpoint (the
+        node's ``-32000`` ``rate: Wait(n=1) would exceed context deadline``, or an HTTP
+        status in ``retry.rate_limit_statuses``); from then on, for the client's life, that
+        endpoint's listings pass a token bucket equal to the node's limiter
+        (:data:`NODE_VALIDATOR_PACING`, 1 req/s, burst 3) starting empty, and the refused calls
+        are retried under ``retry`` like any rate-limit failure (``stats.pacing_engaged``
+        counts the switches). A ``(rate, burst)`` pair paces from the first call; ``None``
+        never paces.
     headers
         Extra HTTP headers (an ``Authorization`` header for a private endpoint...).
     batch_limits
@@ -443,7 +468,7 @@ class Client:
         requests_per_second: float | None = None,
         timeout: float = 30.0,
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008  (a frozen dataclass: immutable default)
-        validator_pacing: tuple[float, int] | None = (1.0, 3),
+        validator_pacing: ValidatorPacing = "auto",
         headers: Mapping[str, str] | None = None,
         batch_limits: Mapping[str, int] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
@@ -480,12 +505,16 @@ class Client:
         if not isinstance(policy, RetryPolicy):
             raise ConfigError(f"retry must be a RetryPolicy, got {short_repr(retry)}")
         pacing: object = validator_pacing
-        if pacing is not None and (not isinstance(pacing, tuple | list) or len(pacing) != 2):
+        auto = isinstance(pacing, str) and pacing == "auto"
+        if not auto and pacing is not None and (not isinstance(pacing, tuple | list) or len(pacing) != 2):
             raise ConfigError(
-                f"validator_pacing must be None or a (rate, burst) pair such as (1.0, 3), got {short_repr(validator_pacing)}"
+                'validator_pacing must be "auto" (the default: pace after the first rate-limit refusal), '
+                f"a (rate, burst) pair such as (1.0, 3), or None (never pace), got {short_repr(validator_pacing)}"
             )
-        if validator_pacing is not None:
-            TokenBucket(validator_pacing[0], validator_pacing[1])  # validates both numbers
+        fixed: tuple[float, int] | None = None
+        if isinstance(pacing, tuple | list):
+            TokenBucket(pacing[0], pacing[1])  # validates both numbers
+            fixed = (float(pacing[0]), int(pacing[1]))
         limits: object = batch_limits
         if limits is not None and not isinstance(limits, Mapping):
             raise ConfigError(
@@ -507,9 +536,8 @@ class Client:
         self._batch_size = batch_size
         self._max_body = max_body_bytes
         self._retry = retry
-        self._pacing = (
-            None if validator_pacing is None else (float(validator_pacing[0]), int(validator_pacing[1]))
-        )
+        self._pacing = fixed
+        self._auto_pacing = auto
         self._rps = None if requests_per_second is None else TokenBucket(requests_per_second, 1)
         self._timeout = float(timeout)
         self._transport = Transport(
@@ -1164,6 +1192,23 @@ class Client:
                 kept.append((call, failure))
         return kept
 
+    def _engage_pacing(self, ep: _Endpoint, failures: list[tuple[_Call, _Failure]]) -> None:
+        """``validator_pacing="auto"``: pace ``ep``'s validator listings once one is refused for its rate."""
+        if not self._auto_pacing or ep.pacer is not None:
+            return
+        if not any(f.rate and is_validator_listing(c.method) for c, f in failures):
+            return
+        # the node's bucket has just been drained: start ours empty, so the next listing waits
+        # for the token the node refills, and no later one outruns the node's rate
+        ep.pacer = TokenBucket(*NODE_VALIDATOR_PACING, tokens=0)
+        self.stats.pacing_engaged += 1
+        _log.info(
+            "hmyframe: %s refused a validator listing for its rate (%s); pacing them at %g req/s, burst %d from now on",
+            redact_url(ep.url),
+            failures[0][1].message,
+            *NODE_VALIDATOR_PACING,
+        )
+
     async def _attempt(
         self, ep: _Endpoint, calls: list[_Call], left: float | None = None
     ) -> list[tuple[_Call, _Failure]]:
@@ -1192,7 +1237,7 @@ class Client:
                 self._in_flight -= 1
         self.stats.bytes_received += len(reply.body)
         try:
-            return self._handle_reply(ep, calls, reply)
+            failures = self._handle_reply(ep, calls, reply)
         except Exception as exc:  # noqa: BLE001  (a hostile answer must end as a response error)
             snippet = reply.body[:80].decode("utf-8", "replace")
             for call in calls:
@@ -1207,6 +1252,9 @@ class Client:
                     ),
                 )
             return []
+        if failures:
+            self._engage_pacing(ep, failures)
+        return failures
 
     def _fail_all(self, ep: _Endpoint, calls: list[_Call], failure: _Failure) -> list[tuple[_Call, _Failure]]:
         if self._retry.retries_reason(failure.reason) or (failure.reason == "too_large" and len(calls) > 1):

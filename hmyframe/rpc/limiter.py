@@ -27,14 +27,18 @@ class TokenBucket:
         Tokens added per second (the long-run rate); must be a finite number > 0.
     burst
         Bucket capacity (how many acquisitions may happen back to back after a quiet
-        period); must be an integer >= 1. The bucket starts full.
+        period); must be an integer >= 1.
+    tokens
+        Tokens in the bucket at the start, between 0 and ``burst``; ``None`` (the default)
+        starts it full. ``0`` starts it empty, to mirror a server bucket known to be drained
+        (the first acquisition then waits ``1 / rate`` seconds).
     clock
         Monotonic clock in seconds; ``time.monotonic`` by default.
 
     Raises
     ------
     ConfigError
-        If ``rate`` or ``burst`` is out of range.
+        If ``rate``, ``burst`` or ``tokens`` is out of range.
 
     Examples
     --------
@@ -42,17 +46,28 @@ class TokenBucket:
     >>> # await bucket.acquire()  -> returns the seconds it waited (0.0 while tokens last)
     """
 
-    def __init__(self, rate: float, burst: int = 1, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        rate: float,
+        burst: int = 1,
+        *,
+        tokens: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if not is_real(rate) or rate <= 0:
             raise ConfigError(
                 f"token bucket rate must be a finite number > 0 (tokens per second), got {rate!r}"
             )
         if not is_int(burst) or burst < 1:
             raise ConfigError(f"token bucket burst must be an integer >= 1, got {burst!r}")
+        if tokens is not None and (not is_real(tokens) or not 0 <= tokens <= burst):
+            raise ConfigError(
+                f"token bucket tokens must be a number between 0 and burst={burst} (or None for full), got {tokens!r}"
+            )
         self.rate = float(rate)
         self.burst = burst
         self._clock = clock
-        self._tokens = float(burst)
+        self._tokens = float(burst if tokens is None else tokens)
         self._last = clock()
 
     def _refill(self) -> None:

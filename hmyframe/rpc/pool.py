@@ -208,6 +208,7 @@ class EndpointPool:
             total.retries.update(s.retries)
             total.retry_wait += s.retry_wait
             total.pacing_wait += s.pacing_wait
+            total.pacing_engaged += s.pacing_engaged
             total.bytes_sent += s.bytes_sent
             total.bytes_received += s.bytes_received
             total.max_in_flight = max(total.max_in_flight, s.max_in_flight)

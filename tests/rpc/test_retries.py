@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -256,17 +257,34 @@ async def test_auto_batched_retries_go_alone_when_one_item_fails(quiet_net: Devn
 # ---------------------------------------------------------------------------------- validator limiter
 
 
-async def test_default_pacing_never_trips_the_node_limiter(make_devnet: Callable[..., Devnet]) -> None:
+async def test_default_pacing_lets_the_node_limiter_wait(make_devnet: Callable[..., Devnet]) -> None:
+    # "auto" sends the five listings at once; the node's own limiter (burst 3, 5 s deadline)
+    # makes the 4th and 5th wait 1 s and 2 s, well within its deadline: nothing is refused, so
+    # the client never needs to pace
     net = make_devnet(blocks=40, seed=5, validator_rate_limit=True)  # the node's 1 req/s, burst 3
-    async with Client(net.url, retry=RetryPolicy(attempts=1)) as c:  # default validator_pacing=(1.0, 3)
+    async with Client(net.url, retry=RetryPolicy(attempts=1)) as c:  # default validator_pacing="auto"
         pages = await asyncio.gather(*(c.v2.get_all_validator_information(p % 2) for p in range(5)))
-        assert c.stats.pacing_wait == pytest.approx(1.0 + 2.0, abs=0.1)
+        assert c.stats.pacing_wait == 0
+        assert c.stats.pacing_engaged == 0
     assert [len(p) for p in pages] == [100, 100, 100, 100, 100]
     total = net.stats.total()
     assert dict(total.rpc_errors) == {}
     assert total.calls_of("hmyv2_getAllValidatorInformation") == 5
     assert total.http_requests == 6  # + one hmy_getShardingStructure to learn that shard 0 is home
     assert total.batches == 0  # validator listings are never batched together
+
+
+async def test_fixed_pacing_never_trips_the_node_limiter(make_devnet: Callable[..., Devnet]) -> None:
+    net = make_devnet(blocks=40, seed=5, validator_rate_limit=True)  # the node's 1 req/s, burst 3
+    async with Client(net.url, retry=RetryPolicy(attempts=1), validator_pacing=(1.0, 3)) as c:
+        pages = await asyncio.gather(*(c.v2.get_all_validator_information(p % 2) for p in range(5)))
+        assert c.stats.pacing_wait == pytest.approx(1.0 + 2.0, abs=0.1)
+        assert c.stats.pacing_engaged == 0  # fixed pacing is on from the start, never "engaged"
+    assert [len(p) for p in pages] == [100, 100, 100, 100, 100]
+    total = net.stats.total()
+    assert dict(total.rpc_errors) == {}
+    assert total.calls_of("hmyv2_getAllValidatorInformation") == 5
+    assert total.batches == 0
 
 
 async def test_an_unpaced_burst_trips_the_node_limiter(make_devnet: Callable[..., Devnet]) -> None:
@@ -285,7 +303,88 @@ async def test_an_unpaced_burst_trips_the_node_limiter(make_devnet: Callable[...
 
 async def test_paced_calls_against_the_same_limiter(make_devnet: Callable[..., Devnet]) -> None:
     net = make_devnet(blocks=40, seed=5, validator_rate_limit=RateLimit(1.0, 3, 0.5))
-    async with Client(net.url, retry=RetryPolicy(attempts=1)) as c:
+    async with Client(net.url, retry=RetryPolicy(attempts=1), validator_pacing=(1.0, 3)) as c:
         results = await asyncio.gather(*(c.v1.get_all_validator_information(0) for _ in range(4)))
     assert all(len(r) == 100 for r in results)
     assert dict(net.stats.total().rpc_errors) == {}
+
+
+# ---------------------------------------------------------------------------------- auto pacing
+
+
+async def _all_pages(c: Client) -> list[list[Any]]:
+    """Every ``getAllValidatorInformation`` page, asked one after the other, the empty last one included."""
+    pages: list[list[Any]] = []
+    while not pages or pages[-1]:
+        pages.append(await c.v2.get_all_validator_information(len(pages)))
+    return pages
+
+
+async def test_auto_pacing_sends_unpaced_to_a_node_without_the_limiter(
+    make_devnet: Callable[..., Devnet],
+) -> None:
+    net = make_devnet(blocks=40, seed=5, validators=800, validator_rate_limit=False)
+    async with Client(net.url) as c:
+        pages = await _all_pages(c)
+        assert c.stats.pacing_wait == 0
+        assert c.stats.pacing_engaged == 0
+    assert len(pages) == 9  # 800 validators created, 705 of them exist at the head: 8 pages and an empty one
+    assert [len(p) for p in pages[:7]] == [100] * 7
+    assert 0 < len(pages[7]) <= 100
+    assert pages[8] == []
+    assert len({v["validator"]["address"] for p in pages for v in p}) == sum(len(p) for p in pages)
+    total = net.stats.total()
+    assert total.calls_of("hmyv2_getAllValidatorInformation") == 9
+    assert dict(total.rpc_errors) == {}
+
+
+async def test_auto_pacing_engages_after_the_first_refusals(make_devnet: Callable[..., Devnet]) -> None:
+    reference = make_devnet(blocks=40, seed=5, validators=800, validator_rate_limit=False)
+    async with Client(reference.url, validator_pacing=None) as c:
+        expected = await asyncio.gather(*(c.v2.get_all_validator_information(p) for p in range(8)))
+    # the node's rate and burst with a short deadline: of 8 listings sent at once the burst of 3
+    # passes, the others are refused (at least the 5th: the 4th may squeeze into the deadline
+    # on a slow machine), and every refusal switches this endpoint's pacing on
+    net = make_devnet(blocks=40, seed=5, validators=800, validator_rate_limit=RateLimit(1.0, 3, 0.5))
+    # One retry per call, no back-off. A retry is sent after its call's refusal came back, so
+    # after pacing was engaged; were any paced retry refused, its call would have no attempt left
+    # and fail with RateLimitError. All 8 succeeding proves no call was refused after engagement.
+    policy = RetryPolicy(attempts=2, backoff_base=0, jitter=False)
+    async with Client(net.url, retry=policy) as c:
+        got = await asyncio.gather(*(c.v2.get_all_validator_information(p) for p in range(8)))
+        assert c.stats.pacing_engaged == 1
+        refused = c.stats.retries["rpc_rate_limit"]
+    assert got == expected
+    total = net.stats.total()
+    assert 1 <= total.rpc_errors[-32000] <= 5  # only the first wave: 8 minus the node's burst
+    assert total.rpc_errors[-32000] == refused  # each refusal was retried once, and only once
+    assert total.calls_of("hmyv2_getAllValidatorInformation") == 8 + refused
+
+
+async def test_auto_pacing_starts_empty_and_stays(quiet_net: Devnet) -> None:
+    # an HTTP 429 on a validator listing engages pacing too; the bucket starts empty (the node's
+    # was just drained), so even the retry of the refused call waits for a token
+    quiet_net.faults.add("status", status=429, method="hmyv2_getAllValidatorInformation", times=1)
+    async with Client(quiet_net.url, retry=FAST) as c:
+        assert len(await c.v2.get_all_validator_information(0)) == 100
+        assert c.stats.retries == {"http_429": 1}
+        assert c.stats.pacing_engaged == 1
+        first_wait = c.stats.pacing_wait
+        assert first_wait > 0.5  # one token at 1 req/s, from an empty bucket
+        c.stats.reset()
+        assert len(await c.v2.get_all_validator_information(1)) == 100
+        assert c.stats.pacing_engaged == 0  # reset zeroes the count, not the pacing
+        assert dict(c.stats.retries) == {}
+
+
+async def test_a_rate_limit_on_other_methods_does_not_engage_pacing(quiet_net: Devnet) -> None:
+    quiet_net.faults.add("status", status=429, method="hmyv2_blockNumber", times=1)
+    quiet_net.faults.add("rpc_error", method="hmyv2_getBlockByNumber", times=1)
+    async with Client(quiet_net.url, retry=FAST) as c:
+        assert await c.v2.block_number() == 39
+        assert (await c.v2.get_block_by_number(3))["number"] == 3
+        assert c.stats.retries == {"http_429": 1, "rpc_rate_limit": 1}
+        pages = await asyncio.gather(*(c.v2.get_all_validator_information(p % 2) for p in range(6)))
+        assert c.stats.pacing_engaged == 0
+        assert c.stats.pacing_wait == 0
+    assert [len(p) for p in pages] == [100, 100, 100, 100, 100, 100]
