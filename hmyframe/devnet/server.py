@@ -317,7 +317,11 @@ class _Endpoint:
         self, request: web.Request, payload: bytes, stats: DevnetStats, errors: list[int]
     ) -> web.Response:
         headers = dict(_JSON_HEADERS)
-        if payload and self.config.gzip_level and "gzip" in request.headers.get("Accept-Encoding", "").lower():
+        if (
+            payload
+            and self.config.gzip_level
+            and "gzip" in request.headers.get("Accept-Encoding", "").lower()
+        ):
             payload = gzip.compress(payload, compresslevel=self.config.gzip_level, mtime=0)
             headers["Content-Encoding"] = "gzip"
             headers["Vary"] = "Accept-Encoding"

@@ -6,7 +6,8 @@ The last block of an epoch comes from ``hmy(v2)_epochLastBlock`` where the node 
 progress is taken at the head (``complete`` is False for it).
 
 Each epoch's full snapshot goes through :func:`~hmyframe.engine._snapshots.fetch_snapshot`,
-so it is cached like any snapshot and its pages are paced to the node's validator limiter. A
+so it is cached like any snapshot and its pages keep to the node's validator limiter (paced once
+the node refuses one: ``validator_pacing``). A
 single validator's history asks ``getValidatorInformationByBlockNumber`` (one call per epoch,
 not limited by the node), unless the full snapshot at that block is already cached.
 """

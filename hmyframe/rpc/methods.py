@@ -552,7 +552,8 @@ class Methods:
     async def get_all_validator_information(self, page: int) -> Any:
         """``getAllValidatorInformation(page)`` on shard 0: up to 100 validators per page.
 
-        Paced by the client's ``validator_pacing``. Stop paging at the first **empty** page.
+        Paced by the client's ``validator_pacing`` (by default once the node has refused one for
+        its rate). Stop paging at the first **empty** page.
         Pages count from 0 on current nodes; early-2020 nodes count from 1 (their page 0 is
         page 1 again) and wrap each element as ``{"id", "jsonrpc", "result"}``. Page -1 (all
         validators on those nodes) is refused here: current nodes answer it with an error.

@@ -838,13 +838,15 @@ async def test_gzip_only_when_accepted(devnet: Devnet) -> None:
 
 async def test_without_gzip_every_client_gets_the_same_identity_bytes() -> None:
     ok = b'{"jsonrpc":"2.0","id":1,"method":"hmyv2_getBlocks","params":[0,20,{"fullTx":true}]}'
-    async with Devnet(blocks=30, seed=2, shards=1, validators=20, gzip=False) as net:
-        async with aiohttp.ClientSession(auto_decompress=False) as raw:
-            bodies = []
-            for accept in ("gzip", "gzip, deflate", "identity"):
-                async with raw.post(net.url, data=ok, headers={**JSON, "Accept-Encoding": accept}) as resp:
-                    assert "Content-Encoding" not in resp.headers
-                    bodies.append(await resp.read())
+    bodies = []
+    async with (
+        Devnet(blocks=30, seed=2, shards=1, validators=20, gzip=False) as net,
+        aiohttp.ClientSession(auto_decompress=False) as raw,
+    ):
+        for accept in ("gzip", "gzip, deflate", "identity"):
+            async with raw.post(net.url, data=ok, headers={**JSON, "Accept-Encoding": accept}) as resp:
+                assert "Content-Encoding" not in resp.headers
+                bodies.append(await resp.read())
     assert bodies[0] == bodies[1] == bodies[2]
     assert b'"hash"' in bodies[0]
 
