@@ -430,9 +430,15 @@ class Session:
         itself, kept if it serves the shard they are for (the usual case: a shard's own URL),
         else dropped and asked of the right shard's URL. A fetch thus spends one round trip
         before its first block request, not three in a row. A chain id already known sends
-        nothing, so cache hits stay request-free.
+        nothing, so cache hits stay request-free. Under a request-rate cap
+        (``FetchOptions.requests_per_second``) the calls go one after the other as they are
+        needed: there, requests are counted, not round trips.
         """
-        if self._resolved.chain_id is not None or self._remembered_chain_id() is not None:
+        if (
+            self._resolved.chain_id is not None
+            or self._remembered_chain_id() is not None
+            or self.options.requests_per_second is not None
+        ):
             return await self.chain_id()
         client = self.client
         if isinstance(client, Client) and not client.routes_without_asking(0):

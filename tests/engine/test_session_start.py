@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 
 from hmyframe.devnet import Devnet, StatsSnapshot
-from hmyframe.engine import Session
+from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._session import chain_id_from_hash
 
 FIRST_CONTACT = {"hmy_getShardingStructure": 1, "hmyv2_getBlockByNumber": 1, "hmyv2_blockNumber": 1}
@@ -64,3 +64,22 @@ def test_a_known_chain_id_sends_nothing(make_devnet: Callable[..., Devnet]) -> N
 
     assert asyncio.run(again()) == chain_id_from_hash(net.chain.genesis_hash(0))
     assert net.stats.http_requests == 0
+
+
+def test_under_a_rate_cap_first_contact_asks_one_thing_at_a_time(make_devnet: Callable[..., Devnet]) -> None:
+    net = make_devnet(shards=2, blocks=120, seed=44)
+
+    async def go() -> tuple[str, StatsSnapshot]:
+        options = FetchOptions(requests_per_second=100.0)
+        async with Session(net.urls[0], cache=False, options=options) as session:
+            net.stats.reset()
+            chain = await session.identify([0])
+            return chain, net.stats.total()
+
+    chain, stats = asyncio.run(go())
+    assert chain == chain_id_from_hash(net.chain.genesis_hash(0))
+    # no guesses (they could be wasted tokens) and no head until it is needed
+    assert dict(stats.calls_by_method) == {
+        "hmy_getShardingStructure": 1,
+        "hmyv2_getBlockByNumber": 1,
+    }
