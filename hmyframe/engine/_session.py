@@ -396,11 +396,7 @@ class Session:
         """
         if self._resolved.chain_id is not None and (self._chain_checked or not verify):
             return self._resolved.chain_id
-        key = self._resolved.url
-        known: str | None = None
-        if not verify:
-            with _chain_ids_lock:
-                known = _chain_ids.get(key)
+        known = None if verify else self._remembered_chain_id()
         if known is None:
             block = await self.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
             known = self._learn_chain(block)
