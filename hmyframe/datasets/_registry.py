@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -127,7 +127,8 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
 
     Exact amounts (``decimal128(38, 0)``) become the ``atto`` dtype of :mod:`hmyframe.amounts`
     (exact integers that do arithmetic: ``+``, ``-``, ``sum``, ``cumsum``, ``groupby``,
-    ``describe``...). Every other column keeps its Arrow type as its pandas dtype (timestamps
+    ``describe``...), and a column whose field metadata names a dtype
+    (``b"hmyframe.dtype": b"uint256"`` on a string of digits) becomes that dtype. Every other column keeps its Arrow type as its pandas dtype (timestamps
     keep UTC). ``pa.Table.from_pandas(df)`` and ``df.to_parquet()`` give back the same Arrow types.
 
     Parameters
@@ -142,7 +143,22 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     """
     if not isinstance(table, pa.Table):
         raise ConfigError(f"to_pandas() needs a pyarrow.Table, got {short_repr(table)}")
-    return table.to_pandas(types_mapper=_pandas_dtype)
+    from hmyframe._intarrow import DTYPE_KEY
+
+    frame = table.to_pandas(types_mapper=_pandas_dtype)
+    for i, f in enumerate(table.schema):  # uint256 and the like: named in the field metadata
+        named = (f.metadata or {}).get(DTYPE_KEY)
+        if named is not None:
+            frame[f.name] = _dtype_named(named).__from_arrow__(table.column(i))
+    return frame
+
+
+def _dtype_named(name: bytes) -> Any:
+    import pandas as pd
+
+    import hmyframe.amounts  # noqa: F401  (registers the exact-integer dtypes by name)
+
+    return pd.api.types.pandas_dtype(name.decode())
 
 
 def _pandas_dtype(t: pa.DataType) -> object:
