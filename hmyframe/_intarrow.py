@@ -31,11 +31,7 @@ import pyarrow as pa
 
 from hmyframe.errors import AmountError, short_repr
 
-__all__ = ["DECIMAL128", "DECIMAL_STRING", "DTYPE_KEY", "IntStorage", "ints_from_arrow"]
-
-#: Field metadata key naming the pandas dtype of a column whose Arrow type alone does not say it
-#: (``b"uint256"`` on a ``string`` field of digits); plain readers ignore it.
-DTYPE_KEY = b"hmyframe.dtype"
+__all__ = ["DECIMAL128", "DECIMAL_STRING", "IntStorage", "ints_from_arrow"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _MASK64 = (1 << 64) - 1

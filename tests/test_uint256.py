@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hmyframe
-from hmyframe._intarrow import DTYPE_KEY
+from hmyframe._pandas_meta import DTYPE_KEY
 from hmyframe.amounts import UINT256_MAX, AttoDtype, Uint256Array, Uint256Dtype
 from hmyframe.datasets import to_pandas
 from hmyframe.errors import AmountError, HmyframeError

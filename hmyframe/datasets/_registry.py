@@ -143,7 +143,7 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     """
     if not isinstance(table, pa.Table):
         raise ConfigError(f"to_pandas() needs a pyarrow.Table, got {short_repr(table)}")
-    from hmyframe._intarrow import DTYPE_KEY
+    from hmyframe._pandas_meta import DTYPE_KEY
 
     frame = table.to_pandas(types_mapper=_pandas_dtype)
     for i, f in enumerate(table.schema):  # uint256 and the like: named in the field metadata
