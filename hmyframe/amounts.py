@@ -20,6 +20,14 @@ array of :mod:`hmyframe._exactint` (what it supports is listed there) with a dif
 
 Arithmetic mixing the two gives ``uint256`` (the wider), exactly: ``fee + token_amount``.
 
+Round trips: pickle and ``DataFrame.copy`` keep both dtypes. A Parquet or Feather file written
+by ``df.to_parquet`` / ``df.to_feather`` holds plain ``decimal128(38, 0)`` / digit strings (what
+``pa.Table.from_pandas`` gives, the dataset's schema); plain pandas reads them back as ``object``
+``Decimal``s / strings, and :func:`hmyframe.datasets.to_pandas` of ``pq.read_table(path)`` as the
+exact dtypes. pyarrow names a ``uint256`` column ``"uint256"`` in the file's pandas metadata,
+which ``pd.read_parquet`` cannot resolve unless ``hmyframe.amounts`` is imported (pyarrow
+GH-39914); cache and export files never name it (:mod:`hmyframe._pandas_meta`).
+
 For ONE, use the ``*_one`` float column each dataset puts beside an amount, or :func:`to_one`;
 for a token's units, :func:`to_units` with the token's ``decimals``.
 """

@@ -164,3 +164,14 @@ def test_dask_knows_the_uint256_meta():
     assert ddf.dtypes["amount"] == Uint256Dtype()
     assert ddf.amount.sum().compute() == UINT256_MAX + 5
     assert ddf.groupby("g").amount.sum().compute().sort_index().tolist() == [UINT256_MAX, 5]
+
+
+def test_a_frame_written_by_pandas_reads_back_as_uint256_through_hmyframe(tmp_path):
+    df = pd.DataFrame({"amount": u256([UINT256_MAX, None, 0])})
+    path = tmp_path / "user.parquet"
+    df.to_parquet(path)
+    table = pq.read_table(path)
+    assert table.schema.field("amount").type == pa.string()
+    back = to_pandas(table)
+    assert back["amount"].dtype == Uint256Dtype()
+    assert back["amount"].equals(df["amount"])

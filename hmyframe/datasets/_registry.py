@@ -146,19 +146,29 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     from hmyframe._pandas_meta import DTYPE_KEY
 
     frame = table.to_pandas(types_mapper=_pandas_dtype)
-    for i, f in enumerate(table.schema):  # uint256 and the like: named in the field metadata
-        named = (f.metadata or {}).get(DTYPE_KEY)
-        if named is not None:
+    # uint256 and the like: named in the field metadata (dataset schemas), or in the pandas
+    # metadata pyarrow writes for a frame's extension dtype (a file from df.to_parquet)
+    written = {
+        c.get("field_name"): c.get("numpy_type")
+        for c in (table.schema.pandas_metadata or {}).get("columns", [])
+    }
+    for i, f in enumerate(table.schema):
+        named = (f.metadata or {}).get(DTYPE_KEY, b"").decode() or written.get(f.name)
+        if named in _NAMED_DTYPES and pa.types.is_string(f.type):
             frame[f.name] = _dtype_named(named).__from_arrow__(table.column(i))
     return frame
 
 
-def _dtype_named(name: bytes) -> Any:
+#: exact-integer dtypes stored as digit strings, recognised by name
+_NAMED_DTYPES = ("uint256",)
+
+
+def _dtype_named(name: str) -> Any:
     import pandas as pd
 
     import hmyframe.amounts  # noqa: F401  (registers the exact-integer dtypes by name)
 
-    return pd.api.types.pandas_dtype(name.decode())
+    return pd.api.types.pandas_dtype(name)
 
 
 def _pandas_dtype(t: pa.DataType) -> object:
