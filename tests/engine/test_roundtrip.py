@@ -15,12 +15,14 @@ from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
 
 import hmyframe
 from hmyframe import FetchOptions
 from hmyframe._exactint import ExactIntDtype
+from hmyframe.datasets import to_pandas
 from hmyframe.devnet import Devnet
 from hmyframe.export import export
 
@@ -54,6 +56,30 @@ def test_pickle_and_copy_keep_every_dtype_and_value(exported: Path, name: str) -
     for column in df.columns:
         if isinstance(df[column].dtype, ExactIntDtype):
             assert pickle.loads(pickle.dumps(df[column])).tolist() == df[column].tolist()
+
+
+@pytest.mark.parametrize("name", RANGE + SNAPSHOT)
+def test_to_parquet_and_to_feather_keep_every_value_and_read_back_exactly(
+    exported: Path, name: str, tmp_path: Path
+) -> None:
+    df = hmyframe.read(name, exported, shard=0)
+    exact = [c for c in df.columns if isinstance(df[c].dtype, ExactIntDtype)]
+    for path, write, read_table, read_plain in (
+        (tmp_path / "x.parquet", df.to_parquet, pq.read_table, pd.read_parquet),
+        (tmp_path / "x.feather", df.to_feather, feather.read_table, pd.read_feather),
+    ):
+        write(path)
+        # through hmyframe's conversion: the same frame, dtypes included
+        back = to_pandas(read_table(path))
+        assert back.equals(df), path.suffix
+        assert back.dtypes.to_dict() == df.dtypes.to_dict(), path.suffix
+        # plain pandas: every value exact (amounts as Decimals), nothing lost
+        plain = read_plain(path)
+        assert list(plain.columns) == list(df.columns)
+        for c in exact:
+            assert [None if pd.isna(v) else int(v) for v in plain[c]] == [
+                None if v is pd.NA else v for v in df[c]
+            ], c
 
 
 @pytest.mark.parametrize("name", RANGE + SNAPSHOT)
