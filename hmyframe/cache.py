@@ -596,6 +596,8 @@ class Cache:
         skip_if: _Check | None = None,
     ) -> bool:
         """Write ``table`` with its integrity record to ``path`` atomically; ``False`` if skipped."""
+        from hmyframe._pandas_meta import PANDAS_KEY, pandas_metadata
+
         meta = dict(dataset.schema.metadata or {})
         meta.update(
             {
@@ -608,6 +610,8 @@ class Cache:
                 _META_PREFIX + b"start": str(expected.start).encode(),
                 _META_PREFIX + b"end": str(expected.end).encode(),
                 _META_PREFIX + b"rows": str(table.num_rows).encode(),
+                # plain pd.read_parquet gives a fetch's dtypes (see hmyframe._pandas_meta)
+                PANDAS_KEY: pandas_metadata(dataset.schema),
             }
         )
         table = table.replace_schema_metadata(meta)
