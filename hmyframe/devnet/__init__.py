@@ -288,6 +288,14 @@ class Devnet:
         if self._server is not None:
             self._server.heads_changed()
 
+    def ws_subscribers(self, shard: int) -> int:
+        """Number of live ``newHeads`` subscriptions on ``shard``'s WebSocket port."""
+        return self._require_server().heads.subscribers(_check_int("shard", shard, 0, self.n_shards - 1))
+
+    def drop_websockets(self) -> None:
+        """Close every WebSocket client connection, as a node restart does (any thread)."""
+        self._require_server().drop_websockets()
+
     @property
     def mine_every(self) -> float:
         """Seconds between blocks mined while serving (0: no mining); settable while serving."""

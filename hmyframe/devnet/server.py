@@ -430,6 +430,7 @@ class DevnetServer:
         self.heads = HeadHub(chain, config.profile)
         self._runners: list[web.AppRunner] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Bind every port and start serving on the running event loop."""
@@ -495,6 +496,17 @@ class DevnetServer:
     async def _close_sockets(self, app: web.Application) -> None:
         # aiohttp waits for open handlers on shutdown: close the WebSockets so theirs return.
         await self.heads.close_all()
+
+    def drop_websockets(self) -> None:
+        """Close every WebSocket client connection (any thread): subscribers must reconnect."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._start_closing)
+
+    def _start_closing(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.heads.close_all())
+        self._closing.add(task)  # a reference until it is done
+        task.add_done_callback(self._closing.discard)
 
     def heads_changed(self) -> None:
         """Push the blocks mined since the last call to the WebSocket subscribers (any thread)."""
