@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -196,7 +196,7 @@ def watch_heads(
     connect_timeout: float = 10.0,
     headers: Mapping[str, str] | None = None,
     on_report: Callable[[HeadReport], None] | None = None,
-) -> AsyncIterator[int]:
+) -> AsyncGenerator[int, None]:
     """Yield a shard's head block number now and each time it advances, until closed.
 
     Parameters
@@ -227,10 +227,11 @@ def watch_heads(
     on_report
         Called with each :class:`HeadReport`; default: logged on ``hmyframe.heads``.
 
-    Yields
-    ------
-    int
-        Head block numbers, strictly increasing.
+    Returns
+    -------
+    AsyncGenerator[int, None]
+        Head block numbers, strictly increasing; ``aclose()`` (or leaving ``async for``)
+        stops the source and closes the socket (and the client, if opened here).
 
     Raises
     ------
@@ -290,7 +291,7 @@ async def _watch(
     heads: _Heads,
     make_source: Callable[[HeadSource], _Source],
     stall: float,
-) -> AsyncIterator[int]:
+) -> AsyncGenerator[int, None]:
     if isinstance(client_or_url, str):
         from hmyframe.rpc.client import Client
 

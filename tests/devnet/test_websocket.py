@@ -16,7 +16,7 @@ from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet.render import header_obj
 from hmyframe.errors import ConfigError
 
-CHAIN = {"blocks": 30, "seed": 5, "validators": 20}
+CHAIN: dict[str, Any] = {"blocks": 30, "seed": 5, "validators": 20}
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ async def test_legacy_profile_has_no_eth_namespace_and_short_headers(session: ai
 async def test_sharding_structure_lists_the_served_ws_urls(
     session: aiohttp.ClientSession, profile: str
 ) -> None:
-    async with Devnet(**CHAIN, shards=3, profile=profile) as net:  # type: ignore[arg-type]
+    async with Devnet(**CHAIN, shards=3, profile=profile) as net:
         body = {"jsonrpc": "2.0", "id": 1, "method": "hmy_getShardingStructure", "params": []}
         async with session.post(net.urls[2], json=body) as resp:
             listed = (await resp.json())["result"]
