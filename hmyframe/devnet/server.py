@@ -46,7 +46,7 @@ from hmyframe.devnet.node import (
 )
 from hmyframe.devnet.render import BlockCache, Profile
 from hmyframe.devnet.stats import DevnetStats, endpoint_name
-from hmyframe.devnet.websocket import NAMESPACES, HeadHub, Intercept, WsEndpoint
+from hmyframe.devnet.websocket import NAMESPACES, HeadHub, Intercept, WsEndpoint, http_intercept
 from hmyframe.errors import ConfigError
 
 __all__ = [
@@ -240,7 +240,7 @@ class _Endpoint:
             await asyncio.sleep(self.config.latency_ms / 1000.0)
 
         errors: list[int] = []
-        payload = await self._payload(batch, single, envelope_error, faults, errors, None)
+        payload = await self._payload(batch, single, envelope_error, faults, errors, http_intercept)
         if faults.truncate and payload:
             payload = payload[: max(1, len(payload) // 2)]
         return self._json(request, payload, stats, errors)

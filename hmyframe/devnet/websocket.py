@@ -17,6 +17,8 @@ Behaviour follows the node's go-ethereum-derived WebSocket server (``eth/rpc``,
   subscribe answer is still being written are held until it is sent, as the node does;
 * ``<ns>_unsubscribe`` ``[id]`` answers ``true``; an unknown id ``-32000 subscription not
   found``. Closing the socket ends its subscriptions;
+* over HTTP (the shard's normal port) ``<ns>_subscribe`` gets ``-32000 notifications not
+  supported``, as on the node;
 * a plain HTTP request to the port gets **400** (the node's ``websocket: the client is not
   using the websocket protocol``).
 
@@ -37,7 +39,15 @@ from aiohttp import WSMsgType, web
 from hmyframe.devnet.node import ChainAPI
 from hmyframe.devnet.render import Profile, encode, header_obj
 
-__all__ = ["NAMESPACES", "Answer", "HeadHub", "Intercept", "WsEndpoint", "new_subscription_id"]
+__all__ = [
+    "NAMESPACES",
+    "Answer",
+    "HeadHub",
+    "Intercept",
+    "WsEndpoint",
+    "http_intercept",
+    "new_subscription_id",
+]
 
 #: Answers the calls it handles (their whole response object) and ``None`` for the others:
 #: ``(method, params, raw id JSON or b"" for a notification) -> bytes | None``.
@@ -69,6 +79,13 @@ def _error(id_json: bytes, code: int, message: str) -> bytes:
 
 def _result(id_json: bytes, result: Any) -> bytes:
     return b'{"jsonrpc":"2.0","id":' + (id_json or b"null") + b',"result":' + encode(result) + b"}"
+
+
+async def http_intercept(method: Any, params: Any, id_json: bytes) -> bytes | None:
+    """The HTTP ports' answer to ``<ns>_subscribe``: ``-32000 notifications not supported``."""
+    if isinstance(method, str) and method.partition("_")[2] == "subscribe":
+        return _error(id_json, -32000, "notifications not supported")
+    return None
 
 
 class _Subscription:

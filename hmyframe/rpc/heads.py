@@ -10,7 +10,7 @@ blocks ``last + 1 .. head`` are all there to fetch). Two sources sit behind it:
   the node appends. A lost connection is re-opened with exponential back-off while the head
   is polled over HTTP meanwhile; a subscription that stays silent while HTTP shows new blocks
   is re-opened; a node that does not serve subscriptions (``-32601``, ``notifications not
-  supported``) is left for polling for good.
+  supported``) or a URL that answers the handshake with plain HTTP is left for polling for good.
 * **Polling** ``hmy_blockNumber`` every ``poll_interval`` seconds over the client (whose own
   retry policy applies), backing off exponentially up to ``max_backoff`` while it fails.
 
@@ -438,6 +438,16 @@ class _Source:
                     self.heads.report("unsupported", f"{exc}; polling hmy_blockNumber instead")
                     await self._poll_forever()
                     return
+                except aiohttp.WSServerHandshakeError as exc:
+                    if exc.status < 500 and exc.status != 429:  # an HTTP answer: not a WebSocket endpoint
+                        self.heads.report(
+                            "unsupported",
+                            f"{redact_url(url)} refused the WebSocket handshake (HTTP {exc.status}); "
+                            "polling hmy_blockNumber instead",
+                        )
+                        await self._poll_forever()
+                        return
+                    reason = f"WebSocket handshake refused (HTTP {exc.status})"
                 except (aiohttp.ClientError, OSError, TimeoutError, ConnectionFailedError) as exc:
                     reason = str(exc) or type(exc).__name__
                 except ResponseShapeError as exc:

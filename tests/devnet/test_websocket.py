@@ -182,6 +182,10 @@ async def test_sharding_structure_lists_the_served_ws_urls(
                 net.mine(1)
                 (note,) = await _notifications(ws, 1)
                 assert note["params"]["result"]["hash"] == net.chain.block(shard, net.chain.head(shard)).hash
+        # subscribing over HTTP is refused, as the node does
+        body = {"jsonrpc": "2.0", "id": 2, "method": "hmy_subscribe", "params": ["newHeads"]}
+        async with session.post(net.urls[0], json=body) as resp:
+            assert (await resp.json())["error"] == {"code": -32000, "message": "notifications not supported"}
         # a plain HTTP request to the WebSocket port is refused as the node does
         async with session.get(net.ws_urls[0].replace("ws://", "http://")) as resp:
             assert resp.status == 400

@@ -157,3 +157,14 @@ def test_bad_arguments_raise_when_called(kwargs: dict[str, Any], message: str) -
     args = {"client_or_url": "http://127.0.0.1:1", **kwargs}
     with pytest.raises(ConfigError, match=message):
         watch_heads(**args)
+
+
+async def test_a_url_that_is_not_a_websocket_endpoint_falls_back_to_polling(mining: Devnet) -> None:
+    reports: list[HeadReport] = []
+    not_ws = mining.url.replace("http://", "ws://")  # the HTTP port: handshake refused
+    got = await _take(
+        watch_heads(mining.url, 0, ws_url=not_ws, poll_interval=0.05, on_report=reports.append), 3
+    )
+    assert got == list(range(got[0], got[0] + 3))
+    assert [r.kind for r in reports] == ["unsupported"]
+    assert "refused the WebSocket handshake (HTTP" in reports[0].message
