@@ -280,7 +280,9 @@ def watch_heads(
         client_or_url,
         ws_url,
         heads,
-        lambda client: _Source(client, shard, heads, interval, backoff, stall, connect, namespace, headers),
+        lambda client: _Source(
+            client, shard, heads, _Settings(interval, backoff, stall, connect, namespace, dict(headers or {}))
+        ),
         stall,
     )
 
@@ -336,30 +338,31 @@ async def _iterate(heads: _Heads, stall_after: float) -> AsyncIterator[int]:
             heads.report("stalled", f"{what} after {loop.time() - since:,.1f} s; waiting")
 
 
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """The checked timing and subscription arguments of :func:`watch_heads`."""
+
+    interval: float
+    backoff: float
+    stall: float
+    connect: float
+    namespace: str
+    headers: Mapping[str, str]
+
+
 class _Source:
     """The task that feeds :class:`_Heads`: a WebSocket subscription and/or polling."""
 
-    def __init__(
-        self,
-        client: HeadSource,
-        shard: int | None,
-        heads: _Heads,
-        interval: float,
-        backoff: float,
-        stall: float,
-        connect: float,
-        namespace: str,
-        headers: Mapping[str, str] | None,
-    ) -> None:
+    def __init__(self, client: HeadSource, shard: int | None, heads: _Heads, settings: _Settings) -> None:
         self.client = client
         self.shard = shard
         self.heads = heads
-        self.interval = interval
-        self.backoff = backoff
-        self.stall = stall
-        self.connect = connect
-        self.namespace = namespace
-        self.headers = dict(headers or {})
+        self.interval = settings.interval
+        self.backoff = settings.backoff
+        self.stall = settings.stall
+        self.connect = settings.connect
+        self.namespace = settings.namespace
+        self.headers = dict(settings.headers)
 
     async def run(self, ws_url: str | None) -> None:
         try:
