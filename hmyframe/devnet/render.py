@@ -71,6 +71,7 @@ __all__ = [
     "cx_proof_obj",
     "dec18",
     "encode",
+    "header_obj",
     "hexq",
     "legacy_validator_obj",
     "sharding_structure_obj",
@@ -649,7 +650,39 @@ def wrap_legacy_validators(objs: Iterable[dict[str, Any]]) -> list[dict[str, Any
 # --------------------------------------------------------------------------------------------
 
 
-def _cx_header_obj(h: Block) -> dict[str, Any]:
+#: The header keys of the early-2020 node (``block/v0..v2`` ``MarshalJSON``): go-ethereum's,
+#: without ``sha3Uncles``/``nonce``/``difficulty`` and Harmony's ``viewID``/``epoch``/``shardID``.
+_LEGACY_HEADER_KEYS = (
+    "parentHash",
+    "miner",
+    "stateRoot",
+    "transactionsRoot",
+    "receiptsRoot",
+    "logsBloom",
+    "number",
+    "gasLimit",
+    "gasUsed",
+    "timestamp",
+    "extraData",
+    "mixHash",
+    "hash",
+)
+
+
+def header_obj(h: Block, profile: Profile = "current") -> dict[str, Any]:
+    """A block header as the node's ``block.Header.MarshalJSON`` writes it.
+
+    Used in cross-shard proofs and in ``newHeads`` notifications. ``number``, gas and
+    ``timestamp`` are hex; ``viewID``, ``epoch`` and ``shardID`` JSON integers. The
+    ``legacy`` profile keeps the early-2020 node's 13 keys.
+    """
+    obj = _header_fields(h)
+    if profile == "legacy":
+        return {key: obj[key] for key in _LEGACY_HEADER_KEYS}
+    return obj
+
+
+def _header_fields(h: Block) -> dict[str, Any]:
     return {
         "parentHash": h.parent_hash,
         "sha3Uncles": EMPTY_UNCLE_HASH,
@@ -700,7 +733,7 @@ def cx_proof_obj(proof: CxProof) -> dict[str, Any]:
             "shardIDs": list(proof.shard_ids),
             "shardHashes": list(proof.shard_hashes),
         },
-        "header": _cx_header_obj(h),
+        "header": header_obj(h),
         "commitSig": base64.b64encode(proof.commit_sig).decode("ascii"),
         "commitBitmap": base64.b64encode(proof.commit_bitmap).decode("ascii"),
     }
