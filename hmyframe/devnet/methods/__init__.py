@@ -1,0 +1,29 @@
+"""The devnet node's JSON-RPC methods, one module per area; importing this package fills the
+method table (:mod:`._table`).
+
+* :mod:`.blocks`: blocks by number / hash / range, transactions by block and index, counts,
+  signers, epochs;
+* :mod:`.transactions`: transactions by hash, nonces, cross-shard receipts;
+* :mod:`.validators`: validator addresses and information (beacon shard, paged, limited);
+* :mod:`.network`: chain id, ``net_version``, sharding structure;
+* :mod:`.traces`: ``trace_block`` / ``trace_transaction`` (trace port);
+* :mod:`.eth`: the Ethereum namespace (``eth_*``, ``web3_*``).
+"""
+
+from hmyframe.devnet.methods import blocks, eth, network, traces, transactions, validators
+from hmyframe.devnet.methods._table import METHODS, Handler, Method, register, register_method, served_methods
+
+__all__ = [
+    "METHODS",
+    "Handler",
+    "Method",
+    "blocks",
+    "eth",
+    "network",
+    "register",
+    "register_method",
+    "served_methods",
+    "traces",
+    "transactions",
+    "validators",
+]
