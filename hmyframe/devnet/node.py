@@ -97,6 +97,8 @@ class ChainAPI(Protocol):
     def validator(self, address: str, block: int) -> ValidatorSnapshot | None: ...
     def validators(self, block: int) -> list[ValidatorSnapshot]: ...
     def pending_cx_receipts(self, shard: int) -> list[CxProof]: ...
+    def call(self, shard: int, address: str, data: str, block: int) -> tuple[str, str | None]: ...
+    def code(self, shard: int, address: str, block: int) -> str: ...
 
 
 class ShardNode:
@@ -146,6 +148,7 @@ class ShardNode:
         self.rpc_limiter = rpc_limiter
         self.http_urls = list(http_urls)
         self.ws_urls = list(ws_urls)
+        self.filters: dict[str, Any] = {}  # installed log / block filters (methods.logs)
         self._parity_index: dict[str, int] = {}
         self._parity_len = -1
 

@@ -7,10 +7,23 @@ method table (:mod:`._table`).
 * :mod:`.validators`: validator addresses and information (beacon shard, paged, limited);
 * :mod:`.network`: chain id, ``net_version``, sharding structure;
 * :mod:`.traces`: ``trace_block`` / ``trace_transaction`` (trace port);
-* :mod:`.eth`: the Ethereum namespace (``eth_*``, ``web3_*``).
+* :mod:`.receipts`: ``getTransactionReceipt`` (plain and staking), ``getBlockReceipts``;
+* :mod:`.logs`: ``getLogs`` and filters (``hmy_`` and ``eth_`` only, as the node);
+* :mod:`.contracts`: ``call`` and ``getCode`` (also ``eth_``);
+* :mod:`.eth`: the rest of the Ethereum namespace (``eth_*``, ``web3_*``).
 """
 
-from hmyframe.devnet.methods import blocks, eth, network, traces, transactions, validators
+from hmyframe.devnet.methods import (
+    blocks,
+    contracts,
+    eth,
+    logs,
+    network,
+    receipts,
+    traces,
+    transactions,
+    validators,
+)
 from hmyframe.devnet.methods._table import METHODS, Handler, Method, register, register_method, served_methods
 
 __all__ = [
@@ -18,8 +31,11 @@ __all__ = [
     "Handler",
     "Method",
     "blocks",
+    "contracts",
     "eth",
+    "logs",
     "network",
+    "receipts",
     "register",
     "register_method",
     "served_methods",

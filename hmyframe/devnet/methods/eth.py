@@ -19,7 +19,12 @@ Ethereum tools (web3 clients, ethereum-etl, cryo) talk to a Harmony node through
   then ``null`` for each staking transaction (the node's Ethereum branch builds nothing for
   them); an unknown hash crashes the node's handler (-32000 ``method handler crashed``,
   inferred from the source: it dereferences the missing block);
-* ``web3_clientVersion``: a version string.
+* ``web3_clientVersion``: a version string;
+* ``eth_getLogs``, filters, ``eth_call``, ``eth_getCode``: registered by
+  :mod:`~hmyframe.devnet.methods.logs` and :mod:`~hmyframe.devnet.methods.contracts`.
+
+Receipts carry the transaction's logs (their ``transactionHash`` the Ethereum-form hash) and
+bloom; blocks carry their ``logsBloom``.
 
 These methods exist on the current node only; the ``legacy`` profile (the early-2020 node)
 answers -32601 for them. Sources: harmony-one/harmony ``rpc/harmony/eth/types.go``
@@ -37,7 +42,8 @@ from typing import TYPE_CHECKING, Any
 from hmyframe.devnet import params as _p
 from hmyframe.devnet.methods._table import register_method
 from hmyframe.devnet.model import ZERO_ADDRESS, ZERO_HASH, Block, Transaction
-from hmyframe.devnet.render import EMPTY_BLOOM, EMPTY_UNCLE_HASH, Gen, encode, hexq
+from hmyframe.devnet.receipts import eth_receipt_obj
+from hmyframe.devnet.render import EMPTY_UNCLE_HASH, Gen, encode, hexq
 
 if TYPE_CHECKING:
     from hmyframe.devnet.node import ShardNode
@@ -89,7 +95,7 @@ def eth_block_obj(block: Block, *, full_tx: bool) -> dict[str, Any]:
         "nonce": _ZERO_NONCE,
         "mixHash": ZERO_HASH,
         "sha3Uncles": EMPTY_UNCLE_HASH,
-        "logsBloom": EMPTY_BLOOM,
+        "logsBloom": block.logs_bloom,
         "stateRoot": block.state_root,
         "miner": (block.leader or ZERO_ADDRESS).lower(),
         "difficulty": "0x0",
@@ -109,25 +115,6 @@ def eth_block_obj(block: Block, *, full_tx: bool) -> dict[str, Any]:
     else:
         obj["transactions"] = [tx.eth_hash for tx in block.transactions]
     return obj
-
-
-def eth_receipt_obj(tx: Transaction, cumulative_gas_used: int) -> dict[str, Any]:
-    """A plain transaction's receipt in the Ethereum namespace (keys sorted, as the node's map)."""
-    return {
-        "blockHash": tx.block_hash,
-        "blockNumber": hexq(tx.block_number),
-        "contractAddress": None if tx.contract_address is None else tx.contract_address.lower(),
-        "cumulativeGasUsed": hexq(cumulative_gas_used),
-        "effectiveGasPrice": hexq(tx.gas_price),
-        "from": tx.sender.lower(),
-        "gasUsed": hexq(tx.gas_used),
-        "logs": [],
-        "logsBloom": EMPTY_BLOOM,
-        "status": "0x1" if tx.success else "0x0",
-        "to": None if tx.to is None else tx.to.lower(),
-        "transactionHash": tx.eth_hash,
-        "transactionIndex": hexq(tx.index),
-    }
 
 
 def _block_receipts(block: Block) -> list[dict[str, Any] | None]:
