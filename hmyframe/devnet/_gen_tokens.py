@@ -55,7 +55,7 @@ ADDR_HOLDER: Final = 8  # accounts that only send token transactions (a = holder
 TOKEN_HOLDERS: Final = 400
 CHECKPOINT: Final = 128
 #: Expected token transactions per non-empty block (the ``token_density`` default).
-DEFAULT_TOKEN_DENSITY: Final = 1.5
+DEFAULT_TOKEN_DENSITY: Final = 0.5
 _TAG_TOKENS: Final = 0x544B
 _MAX_DENSITY: Final = 50.0
 

@@ -83,9 +83,10 @@ def parse_criteria(value: Any) -> LogCriteria:
         raise invalid(
             0, f"json: cannot unmarshal {_go_type(value)} into Go value of type filters.FilterCriteria"
         )
-    raw_hash = value.get("blockHash")
-    raw_from = value.get("fromBlock")
-    raw_to = value.get("toBlock")
+    value = {str(k).lower(): v for k, v in value.items()}  # Go matches JSON keys case-insensitively
+    raw_hash = value.get("blockhash")
+    raw_from = value.get("fromblock")
+    raw_to = value.get("toblock")
     block_hash = None
     if raw_hash is not None:
         if raw_from is not None or raw_to is not None:
