@@ -122,6 +122,19 @@ def _addr_topic(address: str) -> str:
     return "0x" + _addr_word(address)
 
 
+def _safe_transfer(sender: str, to: str, token_id: int, amount: int) -> str:
+    """Call data of ``safeTransferFrom(sender, to, id, amount, "")`` without ``0x``."""
+    return (
+        SEL_SAFE_TRANSFER
+        + _addr_word(sender)
+        + _addr_word(to)
+        + _word(token_id)
+        + _word(amount)
+        + _word(160)
+        + _word(0)
+    )
+
+
 def error_string(message: str) -> str:
     """ABI encoding of ``Error(string)`` (what ``revert("...")`` returns), 0x-hex."""
     data = message.encode()
@@ -531,15 +544,7 @@ class TokenEngine:
                 _addr_topic(self._holders[to]),
             )
             log = (contract, topics, "0x" + _word(token_id) + _word(amount))
-            data = (
-                SEL_SAFE_TRANSFER
-                + _addr_word(op_addr)
-                + _addr_word(self._holders[to])
-                + _word(token_id)
-                + _word(amount)
-                + _word(160)
-                + _word(0)
-            )
+            data = _safe_transfer(op_addr, self._holders[to], token_id, amount)
             return self._op(r, state, sender, contract, data, 34_000, True, "0x", None, (log,))
         if held and u < 0.85:  # batch transfer of every id it holds (1 .. 5 ids)
             ids = [i for i, _ in held]
@@ -578,15 +583,7 @@ class TokenEngine:
         # failed: more than it holds of some id
         token_id = 1 + int(r.random() * _MULTI_IDS)
         amount = multi.get((token_id, sender), 0) + 1 + int(r.random() * 100)
-        data = (
-            SEL_SAFE_TRANSFER
-            + _addr_word(op_addr)
-            + _addr_word(self._holders[to])
-            + _word(token_id)
-            + _word(amount)
-            + _word(160)
-            + _word(0)
-        )
+        data = _safe_transfer(op_addr, self._holders[to], token_id, amount)
         revert = error_string("ERC1155: insufficient balance for transfer")
         return self._op(r, state, sender, contract, data, 24_000, False, "0x", revert, ())
 
