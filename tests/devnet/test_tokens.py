@@ -152,6 +152,15 @@ async def test_unknown_receipts_and_blocks(net: Devnet, http: aiohttp.ClientSess
     code, message = await error(http, url, "hmyv2_getBlockReceipts", [5])
     assert code == -32602
     assert "common.Hash" in message
+    # a staking transaction: one method for both kinds in hmy_/hmyv2_ (v1: hex type), null in eth_
+    stx = next(s for b in net.chain.iter_blocks(0, 1, 100) for s in b.staking_transactions)
+    v1 = await result(http, url, "hmy_getTransactionReceipt", [stx.hash])
+    assert v1["type"] == hex(
+        ["CreateValidator", "EditValidator", "Delegate", "Undelegate", "CollectRewards"].index(stx.directive)
+    )
+    assert v1["sender"] == to_one(stx.sender)
+    assert v1["gasUsed"] == hex(stx.gas_used)
+    assert await result(http, url, "eth_getTransactionReceipt", [stx.hash]) is None
     # a transaction of the other shard is not this node's
     tx = next(t for n in range(1, 50) for t in net.chain.block(1, n).transactions)
     assert await result(http, url, "hmyv2_getTransactionReceipt", [tx.hash]) is None
