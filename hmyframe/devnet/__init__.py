@@ -25,6 +25,7 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any
 
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
 from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
@@ -98,6 +99,10 @@ class Devnet:
         Interface to bind.
     epoch_length, validators
         Chain parameters (blocks per epoch, validators created).
+    token_density
+        Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
+        transfers) per block with plain transactions; 0 for none (see
+        :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
     faults
         Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
@@ -139,6 +144,7 @@ class Devnet:
         host: str = "127.0.0.1",
         epoch_length: int = 200,
         validators: int = 300,
+        token_density: float = DEFAULT_TOKEN_DENSITY,
         faults: FaultInjector | str | Iterable[FaultRule | str] | None = None,
         cache_bytes: int = 128 * 1024 * 1024,
         gzip: bool = True,
@@ -197,7 +203,12 @@ class Devnet:
         self.profile: Profile = profile
         self.seed = seed
         self.chain = Chain(
-            seed=seed, shards=shards, blocks=blocks, epoch_length=epoch_length, validators=validators
+            seed=seed,
+            shards=shards,
+            blocks=blocks,
+            epoch_length=epoch_length,
+            validators=validators,
+            token_density=token_density,
         )
         self.stats = DevnetStats()
         self._config = ServerConfig(
