@@ -20,7 +20,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["blocking_twin", "iterate", "run"]
+__all__ = ["blocking_twin", "iterate", "iterating_twin", "run"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -114,7 +114,7 @@ async def _aclose(items: AsyncIterator[Any]) -> None:
     close = getattr(items, "aclose", None)
     if close is None:
         return
-    while getattr(items, "ag_running", False):
+    while getattr(items, "ag_running", False):  # noqa: ASYNC110 - no event tells when it leaves
         await asyncio.sleep(0.01)
     await close()
 
@@ -133,6 +133,24 @@ def blocking_twin(coroutine_function: Callable[P, Coroutine[Any, Any, T]], name:
     twin.__name__ = twin.__qualname__ = name
     twin.__doc__ = (coroutine_function.__doc__ or "") + (
         f"\n    Blocking twin of ``await {coroutine_function.__module__}.{coroutine_function.__name__}(...)``"
+        " (works inside Jupyter's running loop too).\n"
+    )
+    return twin
+
+
+def iterating_twin(function: Callable[P, AsyncIterator[T]], name: str) -> Callable[P, Iterator[T]]:
+    """The generator ``name`` that iterates ``function``'s async iterator with :func:`iterate`.
+
+    Same signature and documentation (plus a line naming the async twin).
+    """
+
+    @functools.wraps(function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        yield from iterate(function(*args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__doc__ = (function.__doc__ or "") + (
+        f"\n    Generator twin of ``async for ... in {function.__module__}.{function.__name__}(...)``"
         " (works inside Jupyter's running loop too).\n"
     )
     return twin
