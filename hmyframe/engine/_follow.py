@@ -88,6 +88,7 @@ __all__ = [
     "follow_shard",
     "follow_shards",
     "head_source",
+    "written_by",
 ]
 
 #: Tail files of one chunk after which they are compacted into one tail (the folder stays small).
@@ -386,7 +387,22 @@ async def _compact(session: Session, names: Sequence[str], shard: int, first: in
     assert cache is not None
     chain_id = await session.chain_id()
     size = session.options.chunk_size
-    await asyncio.to_thread(compact, cache, chain_id, names, shard, first, last, size)
+    await asyncio.to_thread(compact, cache, chain_id, written_by(names), shard, first, last, size)
+
+
+def written_by(names: Sequence[str]) -> list[str]:
+    """Every dataset a fetch of ``names`` writes: the sources' sibling datasets (one fetch of
+    full blocks fills blocks, transactions and staking transactions) and the ones needed."""
+    out: dict[str, None] = {}
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name in out:
+            continue
+        out[name] = None
+        pending.extend(sources.source_of(name).fills)
+        pending.extend(sources.fill_of(name).needs)
+    return sorted(out)
 
 
 async def _start(
@@ -394,9 +410,11 @@ async def _start(
 ) -> tuple[int, int]:
     """``(first, last)``: the first block of the follow and the last one the catch-up reaches."""
     offset, reason = sources.head_offset(names)
-    if start is None:
+    if start is None or (isinstance(start, int) and not isinstance(start, bool) and start >= 0):
+        # None: after the head; a block number may also lie beyond the head (its blocks come later)
         last = await session.head(shard, refresh=True) - offset
-        return last + 1, last
+        first = last + 1 if start is None else start
+        return first, last if end is None else min(last, end)
     a, b = await resolve_range(session, start, None, shard, end_offset=offset, end_reason=reason)
     return a, b if end is None else min(b, end)
 
