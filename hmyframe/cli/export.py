@@ -7,8 +7,9 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+import warnings
+from collections.abc import Coroutine, Iterator
+from typing import Any, TextIO, TypeVar
 
 from hmyframe._lazy import arrow_without_pandas
 from hmyframe._sync import run as run_sync
@@ -60,6 +61,32 @@ async def until_stopped(coroutine: Coroutine[Any, Any, T]) -> T | None:
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
+
+
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Show a follower's reports (a node stalling, a lower head...) as one stderr line each."""
+    from hmyframe.engine._follow import FollowWarning
+
+    previous = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, FollowWarning):
+            print(f"hmyframe export: {message}", file=sys.stderr, flush=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FollowWarning)
+        warnings.showwarning = show
+        yield
 
 
 def register(subparsers: Any) -> None:
@@ -170,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
         if args.workers is not None:
             raise ConfigError("--workers sizes the local Dask cluster of --scheduler local")
         arrow_without_pandas()  # this process builds no DataFrame: spare it pandas' import
-        summary = job(None)
+        with _one_line_warnings() if args.follow else contextlib.nullcontext():
+            summary = job(None)
     else:
         from hmyframe.scale import connect
 

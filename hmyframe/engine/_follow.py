@@ -375,8 +375,9 @@ async def follow_shard(
         failures = 0
         batch = Batch(shard, done + 1, target, head, seen, time.time(), tables)
         done = target
-        if session.cache is not None:
-            await _compact(session, names, shard, low, done)
+        if session.cache is not None:  # the chunks this batch touched (a restart's tails included)
+            size = session.options.chunk_size
+            await _compact(session, names, shard, max(low, batch.first // size * size), done)
         yield batch
         if end is not None and done >= end:
             return

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import AsyncIterator, Callable
@@ -22,6 +23,7 @@ from follow_helpers import Miner, Watcher, lags, range_files, shard_folder, summ
 
 import hmyframe
 from hmyframe import aio
+from hmyframe.cli import main
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
@@ -279,11 +281,15 @@ async def test_a_lower_head_a_stall_and_refused_blocks_are_reported_and_waited_o
                     await asyncio.sleep(2.0)
                     # then it cannot serve the blocks it announces (behind its own head)
                     net.faults.add("rpc_error=-32603,message=behind,times=2,method=hmyv2_getBlocks")
+                    # and cannot say its head for a while
+                    net.faults.add("rpc_error=-32603,message=down,times=2,method=hmyv2_blockNumber")
                     miner.paused.clear()
     messages = [str(w.message) for w in caught if issubclass(w.category, FollowWarning)]
     assert any("lower than" in m for m in messages), messages
     assert any("no new block" in m for m in messages), messages
     assert any("could not be fetched" in m for m in messages), messages
+    assert any("cannot read the head" in m for m in messages), messages
+    assert any("answers again" in m for m in messages), messages
     numbers = [n for b in batches for n in range(b.first, b.last + 1)]
     assert numbers == list(range(head + 1, end + 1))
     df = hmyframe.read("blocks", tmp_path)
@@ -301,3 +307,38 @@ def test_follow_refuses_what_it_cannot_do(tmp_path: Path, devnet: Devnet) -> Non
         next(hmyframe.follow("validators", rpc=devnet))
     with pytest.raises(ConfigError, match="poll"):
         next(hmyframe.follow("blocks", rpc=devnet, poll=0))
+
+
+def test_export_follow_command_reports_node_trouble_in_one_line(
+    make_devnet: Callable[..., Devnet], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    net = make_devnet(blocks=40, seed=9, validator_rate_limit=False)
+    trouble = threading.Timer(
+        1.5, net.faults.add, ["rpc_error=-32603,message=down,times=2,method=hmyv2_blockNumber"]
+    )
+    with Miner(net, BLOCK_TIME):
+        end = net.chain.head(0) + 8
+        trouble.start()
+        capsys.readouterr()
+        argv = [
+            "export",
+            "blocks",
+            "--rpc",
+            net.url,
+            "--start",
+            "30",
+            "--end",
+            str(end),
+            "--out",
+            str(tmp_path),
+        ]
+        code = main([*argv, "--follow", "--poll", str(POLL), "--no-progress"])
+        out, err = capsys.readouterr()
+        trouble.join()
+    assert code == 0, err
+    assert f"blocks 30..{end} of shard 0" in out
+    lines = [line for line in err.splitlines() if "cannot read the head" in line]
+    assert lines, err
+    assert all(line.startswith("hmyframe export: shard 0: cannot read the head (") for line in lines)
+    assert "FollowWarning" not in err
+    assert hmyframe.read("blocks", tmp_path)["block_number"].tolist() == list(range(30, end + 1))
