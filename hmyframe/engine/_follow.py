@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
-from hmyframe.engine._ranges import fetch_range, split_aligned
+from hmyframe.engine._ranges import _merge, fetch_range, split_aligned
 from hmyframe.engine._session import Session
 from hmyframe.errors import (
     ConfigError,
@@ -223,16 +223,6 @@ def compact(
             cache.write_range(chain_id, dataset, shard, a, b, table, replace=True)
             written += 1
     return written
-
-
-def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 # --------------------------------------------------------------------------- following

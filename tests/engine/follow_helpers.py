@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import hmyframe
 from hmyframe.devnet import Devnet
@@ -34,25 +35,21 @@ def shard_folder(root: Path, dataset: str, shard: int) -> Path:
     return found[0] if found else root / "none" / dataset / f"shard{shard}"
 
 
-class Miner:
-    """Mine one block every ``every`` seconds in a thread; ``mined[n]`` is when block n appeared."""
+class _Ticker:
+    """Run ``tick()`` every ``every`` seconds in a thread while in its ``with`` block."""
 
-    def __init__(self, net: Devnet, every: float = 0.5) -> None:
-        self.net = net
-        self.every = every
-        self.mined: dict[int, float] = {}
-        self.paused = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+    every: float = 0.5
+
+    def tick(self) -> None:
+        raise NotImplementedError
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
-            if self.paused.is_set():
-                continue
-            self.net.mine(1)
-            self.mined[self.net.chain.head(0)] = time.time()
+            self.tick()
 
-    def __enter__(self) -> Miner:
+    def __enter__(self) -> Self:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
 
@@ -63,8 +60,23 @@ class Miner:
         self._thread.join()
 
 
+class Miner(_Ticker):
+    """Mine one block every ``every`` seconds; ``mined[n]`` is when block n appeared."""
+
+    def __init__(self, net: Devnet, every: float = 0.5) -> None:
+        self.net = net
+        self.every = every
+        self.mined: dict[int, float] = {}
+        self.paused = threading.Event()
+
+    def tick(self) -> None:
+        if not self.paused.is_set():
+            self.net.mine(1)
+            self.mined[self.net.chain.head(0)] = time.time()
+
+
 @dataclass
-class Watcher:
+class Watcher(_Ticker):
     """Poll an output folder every ``every`` seconds while a follower writes into it.
 
     ``appeared[(shard, n)]``: when block n of shard first showed in a file name of ``dataset``;
@@ -80,43 +92,26 @@ class Watcher:
     appeared: dict[tuple[int, int], float] = field(default_factory=dict)
     reads: list[dict[int, list[int]]] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    ticks: int = 0
 
-    def _run(self) -> None:
-        tick = 0
-        while not self._stop.wait(self.every):
-            now = time.time()
-            for shard in self.shards:
-                for a, b in range_files(shard_folder(self.root, self.dataset, shard)):
-                    for n in range(a, b + 1):
-                        self.appeared.setdefault((shard, n), now)
-            tick += 1
-            if tick % self.read_every == 0 and any(self.appeared):
-                try:
-                    df = hmyframe.read(self.dataset, self.root, output="arrow")
-                except Exception as exc:  # noqa: BLE001 - kept for the test to report
-                    if "no " not in str(exc):  # nothing written yet is fine
-                        self.errors.append(exc)
-                    continue
-                numbers = df.column("block_number").to_pylist()
-                shards = df.column("shard_id").to_pylist()
-                seen: dict[int, list[int]] = {}
-                for s, n in zip(shards, numbers, strict=True):
-                    seen.setdefault(s, []).append(n)
-                self.reads.append(seen)
-
-    def __enter__(self) -> Watcher:
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        assert self._thread is not None
-        self._thread.join()
+    def tick(self) -> None:
+        now = time.time()
+        for shard in self.shards:
+            for a, b in range_files(shard_folder(self.root, self.dataset, shard)):
+                for n in range(a, b + 1):
+                    self.appeared.setdefault((shard, n), now)
+        self.ticks += 1
+        if self.ticks % self.read_every or not self.appeared:
+            return
+        try:
+            df = hmyframe.read(self.dataset, self.root, output="arrow")
+        except Exception as exc:  # noqa: BLE001 - kept for the test to report
+            self.errors.append(exc)
+            return
+        seen: dict[int, list[int]] = {}
+        for s, n in zip(df["shard_id"].to_pylist(), df["block_number"].to_pylist(), strict=True):
+            seen.setdefault(s, []).append(n)
+        self.reads.append(seen)
 
 
 def lags(miner: Miner, watcher: Watcher, shard: int, blocks: Iterator[int] | range) -> list[float]:

@@ -28,6 +28,7 @@ from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._follow import MAX_TAILS, FollowWarning, PollingHeads, follow_shards
+from hmyframe.engine._ranges import split_aligned
 from hmyframe.errors import ConfigError
 
 BLOCK_TIME = 0.5
@@ -36,28 +37,28 @@ CHUNK = 20
 BUILD = Path(__file__).resolve().parents[2] / "build"
 
 
-def _standard(first: int, last: int, chunk: int) -> list[tuple[int, int]]:
-    """The files a plain export of ``first..last`` writes (chunks aligned on ``chunk``)."""
-    out = []
-    cursor = first
-    while cursor <= last:
-        stop = min(last, (cursor // chunk + 1) * chunk - 1)
-        out.append((cursor, stop))
-        cursor = stop + 1
-    return out
-
-
 def _check_layout(root: Path, dataset: str, shard: int, first: int, last: int) -> None:
     """Complete chunks are one standard file each; the head chunk at most MAX_TAILS tails."""
     files = range_files(shard_folder(root, dataset, shard))
     head_chunk = last // CHUNK * CHUNK
     complete = [f for f in files if f[1] < head_chunk]
     tails = [f for f in files if f[0] >= head_chunk]
-    assert complete == _standard(first, head_chunk - 1, CHUNK)
+    assert complete == split_aligned([(first, head_chunk - 1)], CHUNK)  # what a plain export writes
     assert len(tails) <= MAX_TAILS
     assert complete + tails == files  # nothing crosses the head chunk's start
     blocks = [n for a, b in files for n in range(a, b + 1)]
     assert blocks == list(range(first, last + 1))  # every block once, in the file names too
+
+
+def _check_read_back(out: Path, net: Devnet, start: int, end: int) -> None:
+    """Read back: every block of both shards once, the transactions those of a plain fetch."""
+    blocks = hmyframe.read("blocks", out)
+    assert blocks.groupby("shard_id")["block_number"].apply(list).to_dict() == {
+        s: list(range(start, end + 1)) for s in (0, 1)
+    }
+    tx = hmyframe.read("transactions", out)
+    plain = hmyframe.transactions(start, end, [0, 1], rpc=net, cache=False)
+    pd.testing.assert_frame_equal(tx.reset_index(drop=True), plain.reset_index(drop=True), check_exact=True)
 
 
 def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
@@ -96,14 +97,7 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
     for dataset in ("blocks", "transactions", "staking_transactions"):
         for shard in (0, 1):
             _check_layout(out, dataset, shard, start, end)
-    blocks = hmyframe.read("blocks", out)
-    assert blocks.groupby("shard_id")["block_number"].apply(list).to_dict() == {
-        0: list(range(start, end + 1)),
-        1: list(range(start, end + 1)),
-    }
-    tx = hmyframe.read("transactions", out)
-    plain = hmyframe.transactions(start, end, [0, 1], rpc=net, cache=False)
-    pd.testing.assert_frame_equal(tx.reset_index(drop=True), plain.reset_index(drop=True), check_exact=True)
+    _check_read_back(out, net, start, end)
     folder = shard_folder(out, "blocks", 0)
     raw = pads.dataset(str(folder), format="parquet").to_table(columns=["block_number"])
     assert sorted(raw["block_number"].to_pylist()) == list(range(start, end + 1))
@@ -187,13 +181,7 @@ def test_export_follow_restarts_gap_free_after_sigkill_and_stops_cleanly_on_sigt
     for dataset in ("blocks", "transactions"):
         for shard in (0, 1):
             _check_layout(out, dataset, shard, start, end)
-    blocks = hmyframe.read("blocks", out)
-    assert blocks.groupby("shard_id")["block_number"].apply(list).to_dict() == {
-        s: list(range(start, end + 1)) for s in (0, 1)
-    }
-    tx = hmyframe.read("transactions", out)
-    plain = hmyframe.transactions(start, end, [0, 1], rpc=net, cache=False)
-    pd.testing.assert_frame_equal(tx.reset_index(drop=True), plain.reset_index(drop=True), check_exact=True)
+    _check_read_back(out, net, start, end)
 
 
 def test_follow_yields_batches_with_the_dtypes_of_a_fetch(
