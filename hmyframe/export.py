@@ -152,6 +152,7 @@ async def export(
     start, end
         Block range of the range datasets, in any form the fetchers take (block numbers, dates
         and times in UTC, ``"-1000:"``...; see :func:`hmyframe.blocks`); ``end=None``: the head.
+        With ``follow``, ``start=None`` starts after the head.
     shard
         Shard(s) of the range datasets: an id, a list of ids or ``"all"`` (fetched concurrently).
     block
@@ -200,9 +201,9 @@ async def export(
         raise ConfigError(f"format must be 'parquet' or 'csv', got {short_repr(format)}")
     range_names = [n for n in names if n in RANGE_DATASETS]
     snap_names = [n for n in names if n in SNAPSHOT_DATASETS]
-    if range_names and start is None:
+    if range_names and start is None and not follow:
         raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
-    if range_names:
+    if range_names and start is not None:
         parse_range(start, end)  # a spec that is not understood fails before any request
     spec = shard_spec(shard)
     if follow:

@@ -152,7 +152,8 @@ def register(subparsers: Any) -> None:
         "--follow",
         action="store_true",
         help="keep going: after catching up to the head, export each new block of every shard as it "
-        "appears, until Ctrl-C / SIGTERM (or until --end, a block number); a restart resumes",
+        "appears, until Ctrl-C / SIGTERM (or until --end, a block number); a restart resumes; without "
+        "--start: from the block after the head",
     )
     parser.add_argument(
         "--poll",

@@ -348,6 +348,7 @@ async def follow_shard(
         target = head - offset if end is None else min(end, head - offset)
         if target <= done:
             continue
+        session.saw_head(shard, head)  # the range check of the fetch knows the head as announced
         try:
             tables = await fetch_range(session, names, done + 1, target, shard, collect=collect)
         except Exception as exc:
