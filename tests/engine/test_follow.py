@@ -27,8 +27,8 @@ from hmyframe.cli import main
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._follow import MAX_TAILS, FollowWarning, PollingHeads, follow_shards
-from hmyframe.engine._ranges import split_aligned
+from hmyframe.engine._follow import MAX_TAILS, FollowWarning, PollingHeads, compact, follow_shards, written_by
+from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.errors import ConfigError
 
 BLOCK_TIME = 0.5
@@ -321,3 +321,31 @@ def test_export_follow_command_reports_node_trouble_in_one_line(
     assert lines, err
     assert all(line.startswith("hmyframe export: shard 0: cannot read the head (") for line in lines)
     assert "FollowWarning" not in err
+
+
+async def test_compaction_merges_tails_and_completes_chunks_leaving_other_chunkings(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    names = ["blocks", "transactions"]
+    async with Session(devnet, cache=tmp_path, options=FetchOptions(chunk_size=1000)) as other:
+        await fetch_range(other, names, 250, 310, 0, collect=False)  # another chunking: crosses 300
+    async with Session(devnet, cache=tmp_path, options=FetchOptions(chunk_size=100)) as session:
+        for n in range(100, 100 + MAX_TAILS + 2):  # one tail per block: more than MAX_TAILS
+            await fetch_range(session, names, n, n, 0, collect=False)
+        chain = await session.chain_id()
+        assert session.cache is not None
+        cache = session.cache
+        folder = tmp_path / chain / "blocks" / "shard0"
+        assert len(range_files(folder)) == MAX_TAILS + 2 + 1
+        written = compact(cache, chain, written_by(names), 0, 0, 400, 100)
+        tails_end = 100 + MAX_TAILS + 1
+        assert range_files(folder) == [(100, tails_end), (250, 310)]
+        assert written == 3  # one merged tail for each dataset the fetch of full blocks wrote
+        await fetch_range(session, names, tails_end + 1, 199, 0, collect=False)
+        compact(cache, chain, written_by(names), 0, 100, 199, 100)
+        assert range_files(folder) == [(100, 199), (250, 310)]
+        for name in ("blocks", "transactions", "staking_transactions"):
+            assert range_files(tmp_path / chain / name / "shard0") == [(100, 199), (250, 310)], name
+    got = hmyframe.read("transactions", tmp_path, start=100, end=199)
+    plain = await aio.transactions(100, 199, 0, rpc=devnet, cache=False)
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), plain, check_exact=True)
