@@ -30,7 +30,10 @@ Lag
     A block is on disk at most ``poll`` (the interval between two head polls; with a
     WebSocket source, the notification delay) + one batch's fetch, conversion and write time
     after the node first reports it, plus the datasets' head offset (``signers`` wait one
-    block: block N's signers are known from block N+1).
+    block: block N's signers are known from block N+1). A compaction (once per chunk, or per
+    :data:`MAX_TAILS` batches) runs before the next poll and delays that batch by its own time
+    (reading and writing at most one chunk). Shards are followed concurrently, each at its own
+    pace. Measured: ``tests/engine/test_follow.py`` (README, "Live").
 
 Stopping and restarting
     Cancelling (Ctrl-C, SIGTERM in the command line) lets the in-flight write finish (a file
