@@ -591,10 +591,17 @@ async def follow(
     heads
         Another :class:`HeadSource` (a WebSocket subscription); default: polling.
 
-    Returns
-    -------
-    AsyncIterator
-        One frame per batch (``frame.attrs`` has ``shard``, ``first``, ``last``, ``lag``).
+    Yields
+    ------
+    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
+        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
+        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
+        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
+
+    Raises
+    ------
+    ConfigError
+        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end`` or ``poll``.
 
     Examples
     --------
