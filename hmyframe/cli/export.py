@@ -170,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the export (on a Dask cluster with ``--scheduler``) and print its summary."""
 
     end: object = args.end
+    if args.follow and args.scheduler is not None:
+        raise ConfigError(f"--follow runs in this process: drop --scheduler {args.scheduler}")
     if args.follow and end is not None:
         if not str(end).isdigit():
             raise ConfigError(f"with --follow, --end must be a block number (stop there), got {end!r}")
