@@ -153,6 +153,7 @@ class PollingHeads:
         """Yield ``shard``'s head after each poll (see :class:`HeadSource`)."""
         failures = 0
         while True:
+            asked = time.monotonic()
             try:
                 head = await self.session.head(shard, refresh=True)
             except Exception as exc:
@@ -167,7 +168,8 @@ class PollingHeads:
                 _report(f"shard {shard}: the node answers again (head {head})")
                 failures = 0
             yield head
-            await asyncio.sleep(self.every)
+            # a steady cadence: the time the follower spent on this head counts towards the wait
+            await asyncio.sleep(max(0.0, self.every - (time.monotonic() - asked)))
 
 
 def head_source(session: Session, poll: float) -> HeadSource:
