@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from hmyframe.addresses import normalize_codes, normalize_many
 from hmyframe.errors import AddressError, ResponseShapeError
 
-from ._base import AMOUNT, TIMESTAMP
+from ._types import AMOUNT, TIMESTAMP
 
 __all__ = [
     "AMOUNT_LIMIT",

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 
 from hmyframe import datasets as ds
+from hmyframe._parts import Part
 from hmyframe.amounts import AttoArray, AttoDtype
 from hmyframe.errors import ConfigError
-from hmyframe.reader import Part
 
 __all__ = ["read_dask"]
 
