@@ -26,7 +26,8 @@ import pyarrow as pa
 
 from hmyframe import datasets as ds
 from hmyframe._parts import Part, block_bounds
-from hmyframe.cache import cover, default_root
+from hmyframe._spans import cover
+from hmyframe.cache import default_root
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.errors import ConfigError, short_repr

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hmyframe._lazy import lazy_module
+from hmyframe._spans import merge
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
@@ -102,16 +103,6 @@ def split_aligned(gaps: Iterable[tuple[int, int]], size: int) -> list[tuple[int,
             out.append((cursor, stop))
             cursor = stop + 1
     return out
-
-
-def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _dataset(name: str) -> Any:
@@ -491,7 +482,7 @@ async def plan_range(
     def gaps_of(chain: str) -> list[tuple[int, int]]:
         if cache is None:
             return [(a, b)]
-        return _merge(g for name in names for g in cache.missing(chain, _dataset(name), shard, a, b))
+        return merge(g for name in names for g in cache.missing(chain, _dataset(name), shard, a, b))
 
     gaps = gaps_of(chain_id)
     if gaps and cache is not None:
