@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from hmyframe import datasets as ds
+from hmyframe._spans import rows_between
 from hmyframe.datasets._base import one_of, one_values
 from hmyframe.engine._blocks import parse_range
 from hmyframe.errors import CacheError, ConfigError
@@ -97,8 +98,7 @@ class Part:
         spec = ds.get(self.dataset)
         table = _load(self.files, self.path, spec)
         if self.lo is not None and self.hi is not None:
-            numbers = table["block_number"]
-            table = table.filter(pc.and_(pc.greater_equal(numbers, self.lo), pc.less_equal(numbers, self.hi)))
+            table = rows_between(table, self.lo, self.hi)
         if self.bounds is not None:
             start, end, last = self.bounds
             table = _filter(table, start, end, last, self.dataset)

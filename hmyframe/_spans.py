@@ -1,8 +1,9 @@
-"""Inclusive block ranges ``(start, end)``: merged, their gaps, a non-overlapping cover.
+"""Inclusive block ranges ``(start, end)``: merged, their gaps, a non-overlapping cover, and
+the rows of a table in one.
 
 One copy of this arithmetic for the cache (what its files hold, what is missing, overlaps to
-repair), the reader (each block read from one file) and the engine (the gaps of several
-datasets, the chunks not fetched).
+repair), the reader (each block read from one file), exports and the engine (the gaps of
+several datasets, the chunks not fetched, the part of a chunk to write).
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from pathlib import PurePath
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-__all__ = ["cover", "gaps", "merge", "overlapping"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["cover", "gaps", "merge", "overlapping", "rows_between"]
 
 _P = TypeVar("_P", bound=PurePath)
 
@@ -70,3 +74,11 @@ def overlapping(ranges: list[tuple[int, int, PurePath]]) -> bool:
     """Whether two of ``ranges`` share a block."""
     ordered = sorted(ranges)
     return any(b[0] <= a[1] for a, b in itertools.pairwise(ordered))
+
+
+def rows_between(table: pa.Table, lo: int, hi: int) -> pa.Table:
+    """Rows of blocks ``lo..hi`` (by the ``block_number`` column)."""
+    import pyarrow.compute as pc
+
+    column = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))

@@ -607,6 +607,4 @@ def _file_range(path: PurePath) -> tuple[int, int]:
 def _filter_blocks(table: pa.Table, lo: int, hi: int) -> pa.Table:
     if "block_number" not in table.column_names:
         raise CacheError("range-cached datasets need a block_number column")
-    col = table["block_number"]
-    mask = pc.and_(pc.greater_equal(col, lo), pc.less_equal(col, hi))
-    return table.filter(mask)
+    return spans.rows_between(table, lo, hi)
