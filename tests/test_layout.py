@@ -165,8 +165,7 @@ def test_no_import_cycles_but_the_known_ones() -> None:
     gone = [c for c in KNOWN_CYCLES if c not in found]
     problems = [f"import circle:\n{describe(c, graph)}" for c in new]
     problems += [
-        f"KNOWN_CYCLES lists {sorted(c)}, which is no longer a circle: delete the entry"
-        for c in gone
+        f"KNOWN_CYCLES lists {sorted(c)}, which is no longer a circle: delete the entry" for c in gone
     ]
     assert not problems, "\n".join(problems)
 
