@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from hmyframe import plot as plot
     from hmyframe import report as report
     from hmyframe.amounts import to_one as to_one
+    from hmyframe.amounts import to_units as to_units
     from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
     from hmyframe.api import staking_history as staking_history
     from hmyframe.cache import Cache as Cache
@@ -59,6 +60,7 @@ _HOMES = {
     "plot": "hmyframe.plot",
     "report": "hmyframe.report",
     "to_one": "hmyframe.amounts",
+    "to_units": "hmyframe.amounts",
     "Cache": "hmyframe.cache",
     "DATASETS": "hmyframe.datasets",
     "to_pandas": "hmyframe.datasets",

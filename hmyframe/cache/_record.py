@@ -68,7 +68,10 @@ class Expected:
 
 def record_metadata(dataset: DatasetLike, expected: Expected, rows: int) -> dict[bytes, bytes]:
     """The footer metadata of a file of ``rows`` rows holding ``expected``: the dataset schema's
-    own metadata and the integrity record (all but the content check, added once written)."""
+    own metadata, the integrity record (all but the content check, added once written) and the
+    ``pandas`` metadata."""
+    from hmyframe._pandas_meta import PANDAS_KEY, pandas_metadata
+
     meta = dict(dataset.schema.metadata or {})
     meta.update(
         {
@@ -81,6 +84,8 @@ def record_metadata(dataset: DatasetLike, expected: Expected, rows: int) -> dict
             META_PREFIX + b"start": str(expected.start).encode(),
             META_PREFIX + b"end": str(expected.end).encode(),
             META_PREFIX + b"rows": str(rows).encode(),
+            # plain pd.read_parquet gives a fetch's dtypes (see hmyframe._pandas_meta)
+            PANDAS_KEY: pandas_metadata(dataset.schema),
         }
     )
     return meta
