@@ -80,6 +80,6 @@ def _logical(t: pa.DataType) -> str:
 
 
 def _version() -> str:
-    from hmyframe import __version__
+    from hmyframe._version import __version__
 
     return __version__

@@ -25,6 +25,9 @@ import pyarrow.compute as pc
 from hmyframe.datasets import sources
 from hmyframe.errors import ConfigError, short_repr
 
+from ._convert import one_from_exact
+from ._types import AMOUNT, TIMESTAMP
+
 __all__ = [
     "AMOUNT",
     "SHARED",
@@ -40,10 +43,6 @@ __all__ = [
     "shared",
 ]
 
-#: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
-AMOUNT = pa.decimal128(38, 0)
-#: Block time; Parquet keeps milliseconds unchanged.
-TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
 _ONE_OF = b"one_of"
 
@@ -400,8 +399,6 @@ class Dataset:
 
 def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
     """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
-    from ._convert import one_from_exact  # _convert imports this module
-
     return one_from_exact(exact.cast(AMOUNT))
 
 
