@@ -56,6 +56,12 @@ class IntStorage:
     checked_on_entry
         Whether values are range-checked when they enter the dtype (construction, assignment),
         not only when they leave it for Arrow.
+    file_alias
+        The ``numpy_type`` a cache or export file's pandas metadata gives a column of this
+        storage (:mod:`hmyframe._pandas_meta`): an object-dtype spelling NumPy accepts but never
+        writes itself (``np.dtype(object).str`` is ``"|O"``), so plain pandas reads exact
+        ``Decimal`` values / strings, and the dtype (when :mod:`hmyframe.amounts` is imported)
+        claims the alias and pandas reads the column as that dtype.
     """
 
     label: str
@@ -65,6 +71,7 @@ class IntStorage:
     expected: str
     rank: int
     checked_on_entry: bool
+    file_alias: str
 
     def check(self, data: np.ndarray, mask: np.ndarray, what: str) -> None:
         """Raise :class:`AmountError` naming the first value (and its row) outside the range."""
@@ -98,6 +105,7 @@ DECIMAL128 = IntStorage(
     expected="at most 38 decimal digits",
     rank=0,
     checked_on_entry=False,
+    file_alias="<O",
 )
 
 #: base-10 digit strings: the ``uint256`` dtype's storage (0 .. 2**256 - 1).
@@ -109,6 +117,7 @@ DECIMAL_STRING = IntStorage(
     expected="an unsigned 256-bit integer, 0 .. 2**256 - 1",
     rank=1,
     checked_on_entry=True,
+    file_alias=">O",
 )
 
 

@@ -42,7 +42,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import register_extension_dtype
 
-from hmyframe._exactint import ExactIntArray, ExactIntDtype, _from_values, _is_na
+import pyarrow as pa
+
+from hmyframe._exactint import ExactIntArray, ExactIntDtype, ExactIntType, _from_values, _is_na
 from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
 from hmyframe.errors import AmountError, short_repr
 
@@ -51,8 +53,10 @@ __all__ = [
     "UINT256_MAX",
     "AttoArray",
     "AttoDtype",
+    "AttoType",
     "Uint256Array",
     "Uint256Dtype",
+    "Uint256Type",
     "to_one",
     "to_units",
 ]
@@ -106,8 +110,34 @@ class Uint256Array(ExactIntArray):
     _dtype = Uint256Dtype()
 
 
+class AttoType(ExactIntType):
+    """The Arrow extension type ``hmyframe.atto`` (storage ``decimal128(38, 0)``) of ``atto`` columns."""
+
+    dtype_class = AttoDtype
+
+
+class Uint256Type(ExactIntType):
+    """The Arrow extension type ``hmyframe.uint256`` (storage: digit strings) of ``uint256`` columns."""
+
+    dtype_class = Uint256Dtype
+
+
 AttoDtype._array_type = AttoArray
 Uint256Dtype._array_type = Uint256Array
+
+
+def _register_arrow_types() -> None:
+    """Register both extension types with pyarrow (again after a reload: the newest classes)."""
+    for dtype_class, arrow_type in ((AttoDtype, AttoType()), (Uint256Dtype, Uint256Type())):
+        dtype_class.arrow_extension = arrow_type
+        try:
+            pa.unregister_extension_type(arrow_type.extension_name)
+        except (KeyError, pa.ArrowKeyError):
+            pass
+        pa.register_extension_type(arrow_type)
+
+
+_register_arrow_types()
 
 
 def to_units(series: Any, decimals: Any, exact: bool = True) -> pd.Series:

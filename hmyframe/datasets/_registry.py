@@ -174,8 +174,11 @@ def _dtype_named(name: str) -> Any:
 def _pandas_dtype(t: pa.DataType) -> object:
     import pandas as pd
 
+    from hmyframe._exactint import ExactIntType
     from hmyframe.amounts import AttoDtype
 
+    if isinstance(t, ExactIntType):  # a file written by df.to_parquet / df.to_feather
+        return t.to_pandas_dtype()
     if pa.types.is_decimal(t) and t.scale == 0:
         return AttoDtype()
     return pd.ArrowDtype(t)
