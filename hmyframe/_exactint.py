@@ -92,9 +92,10 @@ class ExactIntDtype(ExtensionDtype):  # type: ignore[misc]  # pandas is untyped 
     def construct_from_string(cls, string: str) -> Self:
         """The dtype from its name, or from the alias its storage has in hmyframe's files.
 
-        The alias (:attr:`IntStorage.file_alias`, e.g. ``"<O"`` for ``atto``) is what the
-        pandas metadata of a cache or export file names: NumPy reads it as ``object`` (so
-        pandas without hmyframe gives exact ``Decimal`` values / strings), this dtype claims it.
+        The alias (:attr:`IntStorage.file_alias`, e.g. ``"V16"`` for ``atto``) is what the
+        pandas metadata of a cache or export file names: pandas without hmyframe reads it as a
+        NumPy dtype that pyarrow ignores (exact ``Decimal`` values / strings); this dtype
+        claims it, so ``pd.read_parquet`` gives this dtype.
         """
         if not isinstance(string, str):
             raise TypeError(f"'construct_from_string' expects a string, got {type(string)}")
@@ -154,6 +155,9 @@ class ExactIntType(pa.ExtensionType):  # type: ignore[misc]  # pyarrow is untype
 
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), ()
+
+    def __hash__(self) -> int:  # Dask looks types up in dicts
+        return hash(self.extension_name)
 
     def to_pandas_dtype(self) -> ExactIntDtype:
         """The pandas dtype of this type's columns (``atto``, ``uint256``)."""

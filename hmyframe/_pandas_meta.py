@@ -10,10 +10,11 @@ imports pandas. pyarrow turns a file's ``pandas`` key-value metadata into dtypes
   ``"utf8[pyarrow]"``, because the name ``"string[pyarrow]"`` that pyarrow itself writes means
   pandas' ``StringDtype`` when read back, not the ``pd.ArrowDtype(pa.string())`` of a fetch;
 * exact integer columns (``decimal128(38, 0)``; digit strings marked ``hmyframe.dtype``) are
-  named by their storage's :attr:`~hmyframe._intarrow.IntStorage.file_alias` (``"<O"`` for
-  ``atto``, ``">O"`` for ``uint256``): NumPy spellings of ``object`` that NumPy never writes
-  itself. Without hmyframe, pandas resolves them to ``object``: exact ``Decimal`` values /
-  digit strings, no error. With :mod:`hmyframe.amounts` imported, each dtype claims its alias
+  named by their storage's :attr:`~hmyframe._intarrow.IntStorage.file_alias` (``"V16"`` for
+  ``atto``, ``"V32"`` for ``uint256``): raw-bytes NumPy dtypes of the values' width, which no
+  frame column has. Without hmyframe, pandas resolves them to a NumPy dtype, which pyarrow
+  ignores (it only uses extension dtypes named there): exact ``Decimal`` values / digit
+  strings, no error. With :mod:`hmyframe.amounts` imported, each dtype claims its alias
   (``construct_from_string``) and pandas builds the column with its ``__from_arrow__``. The
   dtype names (``"atto"``) are NOT written: a reader without hmyframe would fail on an unknown
   name (pyarrow GH-39914).
