@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.extensions import register_extension_dtype
-
 import pyarrow as pa
+from pandas.api.extensions import register_extension_dtype
 
 from hmyframe._exactint import ExactIntArray, ExactIntDtype, ExactIntType, _from_values, _is_na
 from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
