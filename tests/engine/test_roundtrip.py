@@ -207,3 +207,18 @@ def test_a_user_file_without_hmyframe_needs_the_pyarrow_backend(exported: Path, 
     assert dtype == "decimal128(38, 0)[pyarrow]"
     assert values == ",".join(str(v) for v in df["value"].tolist())
     assert loaded == "False"
+
+
+def test_the_readme_round_trip_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    start, end = "<!-- roundtrip-example:start -->", "<!-- roundtrip-example:end -->"
+    assert readme.count(start) == 1
+    assert readme.count(end) == 1
+    block = readme.split(start)[1].split(end)[0].strip()
+    assert block.startswith("```python\n")
+    assert block.endswith("```")
+    code = block.removeprefix("```python\n").removesuffix("```")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md:roundtrip-example", "exec"), {})
+    assert (tmp_path / "frame.parquet").exists()
+    assert (tmp_path / "frame.feather").exists()
