@@ -20,13 +20,20 @@ array of :mod:`hmyframe._exactint` (what it supports is listed there) with a dif
 
 Arithmetic mixing the two gives ``uint256`` (the wider), exactly: ``fee + token_amount``.
 
-Round trips: pickle and ``DataFrame.copy`` keep both dtypes. A Parquet or Feather file written
-by ``df.to_parquet`` / ``df.to_feather`` holds plain ``decimal128(38, 0)`` / digit strings (what
-``pa.Table.from_pandas`` gives, the dataset's schema); plain pandas reads them back as ``object``
-``Decimal``s / strings, and :func:`hmyframe.datasets.to_pandas` of ``pq.read_table(path)`` as the
-exact dtypes. pyarrow names a ``uint256`` column ``"uint256"`` in the file's pandas metadata,
-which ``pd.read_parquet`` cannot resolve unless ``hmyframe.amounts`` is imported (pyarrow
-GH-39914); cache and export files never name it (:mod:`hmyframe._pandas_meta`).
+Round trips: pickle and ``DataFrame.copy`` keep both dtypes. Arrow and files:
+
+* ``pa.Table.from_pandas(df)`` (so ``df.to_parquet`` / ``df.to_feather``) makes the Arrow
+  extension types :class:`AttoType` (``hmyframe.atto`` over ``decimal128(38, 0)``) and
+  :class:`Uint256Type` (``hmyframe.uint256`` over digit strings), registered with pyarrow when
+  this module is imported: ``pd.read_parquet`` / ``pd.read_feather`` then give the dtypes back.
+  pandas without hmyframe cannot read such a file (pyarrow names the dtype in the file's pandas
+  metadata, GH-39914) unless given ``dtype_backend="pyarrow"``; pyarrow, polars and DuckDB read
+  the storage. With a schema (``pa.Table.from_pandas(df, schema=dataset.schema)``, how hmyframe
+  writes) the columns are the plain storage.
+* Cache and export files are plain (no extension type); their pandas metadata names exact
+  columns by an alias each dtype claims (:attr:`~hmyframe._intarrow.IntStorage.file_alias`),
+  so ``pd.read_parquet`` gives these dtypes once this module is imported, and exact
+  ``Decimal`` values / digit strings without it (:mod:`hmyframe._pandas_meta`).
 
 For ONE, use the ``*_one`` float column each dataset puts beside an amount, or :func:`to_one`;
 for a token's units, :func:`to_units` with the token's ``decimals``.
