@@ -79,14 +79,16 @@ def test_receipt_samples_parse_to_their_values(sample: Any) -> None:
         assert row["to_address"] is None
     else:
         assert raw["to"].lower() in (row["to_address"], row["to_address_hex"])
-    assert row["contract_address"] is None and row["log_count"] == len(raw["logs"]) == 0
+    assert row["contract_address"] is None
+    assert row["log_count"] == len(raw["logs"]) == 0
     # without the block's transactions at hand, the gas price is the receipt's effectiveGasPrice
     if "effectiveGasPrice" in raw:
         price = _int(raw["effectiveGasPrice"])
         assert int(row["gas_price"]) == price
         assert int(row["fee"]) == price * _int(raw["gasUsed"])  # exact, no float on the way
     else:
-        assert row["gas_price"] is None and row["fee"] is None
+        assert row["gas_price"] is None
+        assert row["fee"] is None
 
 
 @pytest.mark.parametrize("sample", RECEIPT_SAMPLES, ids=lambda s: s.file)
@@ -103,7 +105,8 @@ def test_v1_and_v2_receipts_of_the_same_transaction_agree() -> None:
             for s in RECEIPT_SAMPLES
             if s.from_harmony_test and test in s.file
         ]
-        assert len(rows) == 2 and rows[0] == rows[1]
+        assert len(rows) == 2
+        assert rows[0] == rows[1]
 
 
 def test_gas_price_comes_from_the_transaction_and_contract_creation_quirks_are_normalised() -> None:
@@ -122,7 +125,8 @@ def test_gas_price_comes_from_the_transaction_and_contract_creation_quirks_are_n
     row = get("receipts").build(decoded, CTX).to_pylist()[0]
     assert row["from_address"] == "one155jp2y76nazx8uw5sa94fr0m4s5aj8e5xm6fu3"
     assert row["from_address_hex"] == creator.lower()
-    assert row["to_address"] is None and row["status"] is False
+    assert row["to_address"] is None
+    assert row["status"] is False
     assert row["contract_address"] == "one1pdv9lrdwl0rg5vglh4xtyrv3wjk3wsqket7zxy"
     assert row["eth_hash"] == "0x" + "ab" * 32
     assert int(row["fee"]) == 21000 * 10**30  # 35 digits, exact
@@ -172,10 +176,15 @@ def test_getlogs_samples_parse_or_are_refused_naming_the_bad_field(sample: Any) 
         raw["transactionHash"] = "0x" + raw["transactionHash"][2:].rjust(64, "0")
     row = get("logs").convert([_payload([raw])], CTX).to_pylist()[0]
     assert row["block_number"] == _int(raw["blockNumber"]) == 436
-    assert row["log_index"] == 1 and row["transaction_index"] == 0
-    assert row["address_hex"] == raw["address"] and row["address"] == to_one(raw["address"])
-    assert row["topic0"] == raw["topics"][0] and row["topic1"] is None and row["topic_count"] == 1
-    assert row["data"] == raw["data"] and row["removed"] is False
+    assert row["log_index"] == 1
+    assert row["transaction_index"] == 0
+    assert row["address_hex"] == raw["address"]
+    assert row["address"] == to_one(raw["address"])
+    assert row["topic0"] == raw["topics"][0]
+    assert row["topic1"] is None
+    assert row["topic_count"] == 1
+    assert row["data"] == raw["data"]
+    assert row["removed"] is False
     assert get("token_transfers").convert([_payload([raw])], CTX).num_rows == 0  # not a transfer
 
 
@@ -220,8 +229,10 @@ def test_an_hrc20_transfer_decodes_exactly(sender: str, receiver: str, amount: i
     assert (row["standard"], row["amount"], row["token_id"]) == ("hrc20", str(amount), None)
     assert int(row["amount"]) == amount  # 0 and 2**256 - 1 included: no truncation, no float
     assert (row["from_address_hex"], row["to_address_hex"]) == (sender, receiver)
-    assert row["from_address"] == to_one(sender) and row["token_address"] == to_one(log["address"])
-    assert row["block_number"] == 7 and row["transaction_hash"] == log["transactionHash"]
+    assert row["from_address"] == to_one(sender)
+    assert row["token_address"] == to_one(log["address"])
+    assert row["block_number"] == 7
+    assert row["transaction_hash"] == log["transactionHash"]
 
 
 @given(addresses, addresses, uint256)
@@ -242,8 +253,10 @@ def test_a_three_topic_transfer_without_32_bytes_of_data_is_one_line_naming_bloc
     with pytest.raises(ResponseShapeError) as info:
         get("token_transfers").convert([_payload([log])], CTX)
     message = str(info.value)
-    assert f"block 7 log {index} (token one1" in message and f"{size}-byte data" in message
-    assert "nothing of this chunk was cached" in message and "\n" not in message
+    assert f"block 7 log {index} (token one1" in message
+    assert f"{size}-byte data" in message
+    assert "nothing of this chunk was cached" in message
+    assert "\n" not in message
 
 
 @given(st.integers(1, 100))
@@ -311,7 +324,7 @@ def test_malformed_hrc1155_logs_are_refused(topics: list[str], data: str, expect
 
 def test_the_uint256_columns_are_declared_once_as_exact_digit_strings() -> None:
     schema = get("token_transfers").schema
-    assert UINT256 == pa.string()
+    assert pa.string() == UINT256
     assert schema.field("amount").type == schema.field("token_id").type == UINT256
 
 
@@ -388,7 +401,8 @@ def test_receipts_contradicting_their_blocks_are_one_line_naming_the_block(
     with pytest.raises(InconsistentAnswerError, match=message) as info:
         _check(receipts)
     assert str(info.value).startswith("receipts of shard 0 block ")
-    assert str(info.value).endswith("nothing of blocks 1..3 was cached") and "\n" not in str(info.value)
+    assert str(info.value).endswith("nothing of blocks 1..3 was cached")
+    assert "\n" not in str(info.value)
 
 
 def test_logs_naming_another_block_hash_are_refused() -> None:
