@@ -194,24 +194,18 @@ def receipts(answers: Answers) -> dict[str, pa.Table]:
     decoded.tx_info = info
     decoded.staking_hashes = frozenset(staking["transaction_hash"].to_pylist())
     table = get("receipts").build(decoded, ConvertContext(shard_id=answers.shard))
-    check_receipts(
-        table, answers.needed["blocks"], [plain, staking], answers.first, answers.last, answers.shard
-    )
+    check_receipts(table, answers.needed["blocks"], [plain, staking], answers.shard)
     return {"receipts": table}
 
 
-def _inconsistent(
-    what: str, shard: int, number: object, first: int, last: int, text: str
-) -> InconsistentAnswerError:
+def _inconsistent(what: str, shard: int, number: object, text: str) -> InconsistentAnswerError:
     return InconsistentAnswerError(
-        f"{what} of shard {shard} block {number}: {text}; nothing of blocks {first}..{last} was cached"
+        f"{what} of shard {shard} block {number}: {text}; nothing of its chunk was cached"
     )
 
 
-def check_receipts(
-    table: pa.Table, blocks: pa.Table, txs: Sequence[pa.Table], first: int, last: int, shard: int
-) -> None:
-    """Refuse receipts that contradict their blocks ``first..last``.
+def check_receipts(table: pa.Table, blocks: pa.Table, txs: Sequence[pa.Table], shard: int) -> None:
+    """Refuse receipts that contradict their blocks (``blocks``: the blocks asked for).
 
     Every receipt must name its block's hash, belong to a transaction of that block (plain or
     staking), be the only one for it, every transaction must have one, and each block's
@@ -235,16 +229,12 @@ def check_receipts(
     )
     for number, block_hash, tx, used in rows:
         if number not in hashes:
-            raise _inconsistent(
-                "receipts", shard, number, first, last, f"receipt of {tx} names a block not asked for"
-            )
+            raise _inconsistent("receipts", shard, number, f"receipt of {tx} names a block not asked for")
         if block_hash != hashes[number].lower():
             raise _inconsistent(
                 "receipts",
                 shard,
                 number,
-                first,
-                last,
                 f"receipt of {tx} names block hash {block_hash}, the block's hash is {hashes[number]}",
             )
         if expected.get(tx) != number:
@@ -252,25 +242,21 @@ def check_receipts(
                 "receipts",
                 shard,
                 number,
-                first,
-                last,
                 f"receipt of transaction {tx}, which the block does not have",
             )
         if tx in seen:
-            raise _inconsistent("receipts", shard, number, first, last, f"two receipts of transaction {tx}")
+            raise _inconsistent("receipts", shard, number, f"two receipts of transaction {tx}")
         seen.add(tx)
         summed[number] = summed.get(number, 0) + used
     for tx, number in expected.items():
         if tx not in seen:
-            raise _inconsistent("receipts", shard, number, first, last, f"no receipt of its transaction {tx}")
+            raise _inconsistent("receipts", shard, number, f"no receipt of its transaction {tx}")
     for number, used in gas.items():
         if used is not None and summed.get(number, 0) != used:
             raise _inconsistent(
                 "receipts",
                 shard,
                 number,
-                first,
-                last,
                 f"its receipts' gas_used sums to {summed.get(number, 0)}, the block's gasUsed is {used}",
             )
 
@@ -281,15 +267,15 @@ def logs(answers: Answers) -> dict[str, pa.Table]:
     decoded = decode_logs(answers.payloads, "logs")
     ctx = ConvertContext(shard_id=answers.shard)
     log_table = get("logs").build(decoded, ctx)
-    check_log_blocks(log_table, answers.needed["blocks"], answers.first, answers.last, answers.shard)
+    check_log_blocks(log_table, answers.needed["blocks"], answers.shard)
     tables = {"logs": log_table} if "logs" in answers.builds else {}
     if "token_transfers" in answers.builds:
         tables["token_transfers"] = get("token_transfers").build(decoded, ctx)
     return tables
 
 
-def check_log_blocks(table: pa.Table, blocks: pa.Table, first: int, last: int, shard: int) -> None:
-    """Refuse logs of a block outside ``first..last`` or naming a hash that is not their block's.
+def check_log_blocks(table: pa.Table, blocks: pa.Table, shard: int) -> None:
+    """Refuse logs of a block not asked for (not in ``blocks``) or naming a hash that is not their block's.
 
     Raises
     ------
@@ -301,15 +287,11 @@ def check_log_blocks(table: pa.Table, blocks: pa.Table, first: int, last: int, s
     for number, block_hash, index in rows:
         want = hashes.get(number)
         if want is None:
-            raise _inconsistent(
-                "logs", shard, number, first, last, f"log {index} is of a block not asked for"
-            )
+            raise _inconsistent("logs", shard, number, f"log {index} is of a block not asked for")
         if block_hash != want:
             raise _inconsistent(
                 "logs",
                 shard,
                 number,
-                first,
-                last,
                 f"log {index} names block hash {block_hash}, the block's hash is {want}",
             )

@@ -448,16 +448,28 @@ def _plan_logs(request: ChunkRequest) -> list[Piece]:
 
 
 def _logs_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[str, Any] | None:
-    """A "too many results" answer (or one over the client's size cap): half the span, down to 1 block."""
+    """A "too many results" answer (or one over the client's size cap): half the refused span, down to 1 block."""
     too_many = isinstance(error, ResponseTooLargeError) or (
         isinstance(error, RpcError)
         and not isinstance(error, MethodNotFoundError)
         and _TOO_MANY.search(error.rpc_message) is not None
     )
     span = int(state.get("logs_span", LOGS_SPAN))
+    refused = _span_of(getattr(error, "params", None))
+    if refused is not None:  # the span actually refused (a chunk may be shorter than the span)
+        span = min(span, refused)
     if too_many and span > 1:
         return {"logs_span": span // 2}
     return None
+
+
+def _span_of(params: object) -> int | None:
+    """Blocks of a refused ``getLogs`` call's ``[{"fromBlock", "toBlock"}]`` params (None if not that)."""
+    try:
+        query = params[0]  # type: ignore[index]
+        return int(query["toBlock"], 16) - int(query["fromBlock"], 16) + 1
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
 
 
 #: Logs from ``hmy_getLogs`` (no ``hmyv2_`` twin exists; logs have one format), and the token
