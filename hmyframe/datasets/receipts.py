@@ -54,6 +54,7 @@ SCHEMA = pa.schema(
             "Gas price in atto per gas unit, exact: the transaction's (the receipt's effectiveGasPrice only "
             "when the transaction is not at hand).",
         ),
+        one_column("gas_price", "Gas price in ONE per gas unit as float64 (convenience)."),
         column("fee", AMOUNT, "Fee paid in atto, exact: gas_used x gas_price."),
         one_column("fee", "Fee in ONE as float64 (convenience; use fee for exact sums)."),
         shared("from_address", "Sender, one1 bech32 (the node's from, or sender in a staking receipt)."),
