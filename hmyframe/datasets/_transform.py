@@ -270,7 +270,7 @@ def logs(answers: Answers) -> dict[str, pa.Table]:
     check_log_blocks(log_table, answers.needed["blocks"], answers.shard)
     tables = {"logs": log_table} if "logs" in answers.builds else {}
     if "token_transfers" in answers.builds:
-        tables["token_transfers"] = get("token_transfers").build(decoded, ctx)
+        tables["token_transfers"] = get("token_transfers").build(log_table, ctx)  # decoded once
     return tables
 
 

@@ -197,12 +197,13 @@ def decode_transfer(
 
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
-    """Columns of :data:`SCHEMA` from :func:`~hmyframe.datasets._receiptlogs.decode_logs` output.
+    """Columns of :data:`SCHEMA` from :func:`~hmyframe.datasets._receiptlogs.decode_logs` output,
+    or from a ``logs`` table of the same answers (the logs source builds that first).
 
     The logs are first built (and checked) as the ``logs`` dataset; only those whose signature
     is a transfer's are decoded, row by row.
     """
-    table = pa.Table.from_pydict(_logs.build(decoded, ctx))
+    table = decoded if isinstance(decoded, pa.Table) else pa.Table.from_pydict(_logs.build(decoded, ctx))
     table = table.filter(pc.is_in(table["topic0"], pa.array(_SIGNATURES, type=pa.string())))
     keep = ("block_number", "block_hash", "transaction_hash", "transaction_index", "log_index")
     out: dict[str, list[object]] = {name: [] for name in (*keep, "batch_index", "standard")}
