@@ -44,14 +44,12 @@ TRANSFER_BATCH = "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8
 _SIGNATURES = [TRANSFER, TRANSFER_SINGLE, TRANSFER_BATCH]
 _WORD = 64  # hex digits of a 32-byte ABI word
 
+#: Where a transfer's log stands: the ``logs`` columns of the same names.
+_POSITION = ("block_number", "block_hash", "shard_id", "transaction_hash", "transaction_index", "log_index")
+
 SCHEMA = pa.schema(
     [
-        shared("block_number"),
-        shared("block_hash"),
-        shared("shard_id"),
-        shared("transaction_hash"),
-        shared("transaction_index"),
-        column("log_index", pa.int64(), "Position of the transfer's log in its block."),
+        *(_logs.SCHEMA.field(name) for name in _POSITION),
         column(
             "batch_index",
             pa.int64(),
@@ -205,7 +203,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """
     table = decoded if isinstance(decoded, pa.Table) else pa.Table.from_pydict(_logs.build(decoded, ctx))
     table = table.filter(pc.is_in(table["topic0"], pa.array(_SIGNATURES, type=pa.string())))
-    keep = ("block_number", "block_hash", "transaction_hash", "transaction_index", "log_index")
+    keep = tuple(name for name in _POSITION if name != "shard_id")
     out: dict[str, list[object]] = {name: [] for name in (*keep, "batch_index", "standard")}
     parties: dict[str, list[str | None]] = {"token": [], "operator": [], "from": [], "to": []}
     amounts: list[str] = []
