@@ -29,7 +29,7 @@ from hmyframe import FetchOptions
 from hmyframe.addresses import to_hex
 from hmyframe.datasets.token_transfers import TRANSFER
 from hmyframe.devnet import Devnet
-from hmyframe.errors import InconsistentAnswerError
+from hmyframe.errors import InconsistentAnswerError, ResponseShapeError
 from hmyframe.rpc import RetryPolicy
 
 OPTIONS = FetchOptions(chunk_size=20, blocks_per_request=10, retry=RetryPolicy(attempts=1, backoff_base=0))
@@ -106,6 +106,20 @@ def _logs_of(block: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 FULL = {"fullTx": True, "inclStaking": True, "withSigners": False}
+#: Receipt fields the v1 (``hmy_``) node sends as hex quantities.
+V1_HEX = (
+    "blockNumber",
+    "cumulativeGasUsed",
+    "effectiveGasPrice",
+    "gasUsed",
+    "status",
+    "transactionIndex",
+    "type",
+)
+
+
+def _v1(receipt: dict[str, Any]) -> dict[str, Any]:
+    return {k: hex(v) if k in V1_HEX else v for k, v in receipt.items()}
 
 
 class Node:
@@ -117,12 +131,16 @@ class Node:
         self.max_logs = max_logs
         self.bad_gas: int | None = None
         self.bad_log_hash: int | None = None
+        self.bad_transfer: int | None = None
         self.calls: list[str] = []
 
     async def __call__(self, body: dict[str, Any]) -> tuple[int, bytes] | None:
         method, params = body["method"], body["params"]
         self.calls.append(method)
-        if method == "hmyv2_getBlockReceipts":
+        prefix, _, name = method.partition("_")
+        v1 = prefix == "hmy" and name in ("getBlockReceipts", "getTransactionReceipt")
+        shape = _v1 if v1 else (lambda r: r)
+        if name == "getBlockReceipts":
             if not self.block_receipts:
                 return 200, json.dumps(
                     {
@@ -135,13 +153,15 @@ class Node:
                     }
                 ).encode()
             block = await _ask(self.target, "hmyv2_getBlockByHash", [params[0], FULL])
-            return 200, rpc_result(body, self._tamper(block, _receipts_of(block)))
-        if method == "hmyv2_getTransactionReceipt":
+            return 200, rpc_result(body, [shape(r) for r in self._tamper(block, _receipts_of(block))])
+        if name == "getTransactionReceipt":
             tx = await _ask(self.target, "hmyv2_getTransactionByHash", [params[0]])
             tx = tx or await _ask(self.target, "hmyv2_getStakingTransactionByHash", [params[0]])
             block = await _ask(self.target, "hmyv2_getBlockByNumber", [tx["blockNumber"], FULL])
             receipts = self._tamper(block, _receipts_of(block))
-            return 200, rpc_result(body, next(r for r in receipts if r["transactionHash"] == params[0]))
+            return 200, rpc_result(
+                body, shape(next(r for r in receipts if r["transactionHash"] == params[0]))
+            )
         if method == "hmy_getLogs":
             a, b = int(params[0]["fromBlock"], 16), int(params[0]["toBlock"], 16)
             blocks = await _ask(self.target, "hmyv2_getBlocks", [a, b, FULL])
@@ -152,6 +172,8 @@ class Node:
             for log in logs:
                 if int(log["blockNumber"], 16) == self.bad_log_hash:
                     log["blockHash"] = "0x" + "ee" * 32
+                if int(log["blockNumber"], 16) == self.bad_transfer:
+                    log["data"] += "00" * 32  # 3 topics and 64 bytes of data
             return 200, rpc_result(body, logs)
         return None
 
@@ -197,13 +219,15 @@ def _truth(devnet: Devnet, a: int, b: int) -> tuple[Any, Any, Any]:
     )
 
 
+@pytest.mark.parametrize("version", [1, 2], ids=["hmy", "hmyv2"])
 @pytest.mark.parametrize("block_receipts", [True, False], ids=["getBlockReceipts", "getTransactionReceipt"])
 def test_receipts_are_one_row_per_transaction_with_exact_fees_and_cached(
-    devnet: Devnet, node_proxy: Any, tmp_path: Path, block_receipts: bool
+    devnet: Devnet, node_proxy: Any, tmp_path: Path, block_receipts: bool, version: int
 ) -> None:
     proxy, node = node_proxy(block_receipts=block_receipts)
     blocks, plain, staking = _truth(devnet, 1, 40)
-    df = hmyframe.receipts(1, 40, rpc=proxy.url, cache=tmp_path, options=OPTIONS)
+    options = FetchOptions(chunk_size=20, blocks_per_request=10, version=version, retry=OPTIONS.retry)  # type: ignore[arg-type]
+    df = hmyframe.receipts(1, 40, rpc=proxy.url, cache=tmp_path, options=options)
     assert len(df) == len(plain) + len(staking) > 0
     assert set(df["transaction_hash"]) == set(plain["transaction_hash"]) | set(staking["transaction_hash"])
     merged = df.merge(
@@ -220,13 +244,11 @@ def test_receipts_are_one_row_per_transaction_with_exact_fees_and_cached(
     assert df.loc[~df["is_staking"], "directive"].isna().all()
     assert df["contract_address"].isna().all()
     used = {m for m in node.calls if "Receipt" in m}
-    assert used == (
-        {"hmyv2_getBlockReceipts"}
-        if block_receipts
-        else {"hmyv2_getBlockReceipts", "hmyv2_getTransactionReceipt"}
-    )
+    prefix = "hmy_" if version == 1 else "hmyv2_"
+    names = {"getBlockReceipts"} if block_receipts else {"getBlockReceipts", "getTransactionReceipt"}
+    assert used == {prefix + n for n in names}
     before = len(node.calls)
-    again = hmyframe.receipts(1, 40, rpc=proxy.url, cache=tmp_path, options=OPTIONS)
+    again = hmyframe.receipts(1, 40, rpc=proxy.url, cache=tmp_path, options=options)
     assert len(node.calls) == before  # read back from the cache: no request
     assert again.equals(df)
 
@@ -292,6 +314,23 @@ def test_logs_naming_another_block_hash_are_named_and_nothing_of_the_chunk_cache
         assert not any(a <= bad <= b for a, b in _cached_ranges(tmp_path, name))
 
 
+def test_a_transfer_log_with_three_topics_and_64_bytes_of_data_is_named_and_nothing_cached(
+    devnet: Devnet, node_proxy: Any, tmp_path: Path
+) -> None:
+    proxy, node = node_proxy()
+    _, plain, _ = _truth(devnet, 1, 40)
+    plain = plain[plain["to_address"].notna()]
+    bad = int(plain["block_number"].iloc[0])
+    node.bad_transfer = bad
+    with pytest.raises(
+        ResponseShapeError, match=rf"token_transfers: field 'block {bad} log \d+ \(token one1"
+    ) as info:
+        hmyframe.token_transfers(1, 40, rpc=proxy.url, cache=tmp_path, options=OPTIONS)
+    assert "3 topics and 64-byte data" in str(info.value)
+    for name in ("logs", "token_transfers"):
+        assert not any(a <= bad <= b for a, b in _cached_ranges(tmp_path, name))
+
+
 def test_an_export_in_worker_processes_reads_back_as_fetched(
     devnet: Devnet, node_proxy: Any, tmp_path: Path
 ) -> None:
@@ -331,10 +370,16 @@ def _served(devnet: Devnet, method: str, params: list[Any]) -> None:
         pytest.skip(f"DEVNET INTEGRATION: the devnet does not serve {method} yet (devnet branch not merged)")
 
 
-def test_devnet_integration_receipts_agree_with_the_blocks(devnet: Devnet, tmp_path: Path) -> None:
-    _served(devnet, "hmyv2_getTransactionReceipt", ["0x" + "0" * 64])
+@pytest.mark.parametrize(("version", "profile"), [(2, "current"), (1, "current"), (2, "legacy")])
+def test_devnet_integration_receipts_agree_with_the_blocks(
+    make_devnet: Any, tmp_path: Path, version: int, profile: str
+) -> None:
+    devnet = make_devnet(profile=profile)
+    prefix = "hmy_" if version == 1 else "hmyv2_"
+    _served(devnet, prefix + "getTransactionReceipt", ["0x" + "0" * 64])
     blocks, plain, staking = _truth(devnet, 0, 199)
-    df = hmyframe.receipts(0, 199, rpc=devnet.url, cache=tmp_path)
+    options = FetchOptions(version=version)  # type: ignore[arg-type]
+    df = hmyframe.receipts(0, 199, rpc=devnet.url, cache=tmp_path, options=options)
     assert len(df) == len(plain) + len(staking)
     _assert_gas_sums(df, blocks)
     assert not df["status"].all()  # the devnet's failed transfers (status 0) are there
