@@ -213,9 +213,9 @@ def _cached_ranges(root: Path, name: str) -> list[tuple[int, int]]:
 
 def _truth(devnet: Devnet, a: int, b: int) -> tuple[Any, Any, Any]:
     return (
-        hmyframe.blocks(a, b, rpc=devnet.url),
-        hmyframe.transactions(a, b, rpc=devnet.url),
-        hmyframe.staking_transactions(a, b, rpc=devnet.url),
+        hmyframe.blocks(a, b, rpc=devnet.url, cache=False),
+        hmyframe.transactions(a, b, rpc=devnet.url, cache=False),
+        hmyframe.staking_transactions(a, b, rpc=devnet.url, cache=False),
     )
 
 
@@ -226,7 +226,7 @@ def test_receipts_are_one_row_per_transaction_with_exact_fees_and_cached(
 ) -> None:
     proxy, node = node_proxy(block_receipts=block_receipts)
     blocks, plain, staking = _truth(devnet, 1, 40)
-    options = FetchOptions(chunk_size=20, blocks_per_request=10, version=version, retry=OPTIONS.retry)  # type: ignore[arg-type]
+    options = FetchOptions(chunk_size=20, blocks_per_request=10, version=version, retry=OPTIONS.retry)
     df = hmyframe.receipts(1, 40, rpc=proxy.url, cache=tmp_path, options=options)
     assert len(df) == len(plain) + len(staking) > 0
     assert set(df["transaction_hash"]) == set(plain["transaction_hash"]) | set(staking["transaction_hash"])
@@ -339,7 +339,7 @@ def test_an_export_in_worker_processes_reads_back_as_fetched(
     hmyframe.export(
         ["receipts", "token_transfers"], 1, 40, rpc=proxy.url, out=tmp_path / "out", options=options
     )
-    fetched = hmyframe.receipts(1, 40, rpc=proxy.url, options=OPTIONS)
+    fetched = hmyframe.receipts(1, 40, rpc=proxy.url, cache=False, options=OPTIONS)
     read = hmyframe.read("receipts", tmp_path / "out")
     assert read.reset_index(drop=True).equals(fetched.reset_index(drop=True))
     assert [int(f) for f in read["fee"]] == [int(f) for f in fetched["fee"]]
@@ -378,7 +378,7 @@ def test_devnet_integration_receipts_agree_with_the_blocks(
     prefix = "hmy_" if version == 1 else "hmyv2_"
     _served(devnet, prefix + "getTransactionReceipt", ["0x" + "0" * 64])
     blocks, plain, staking = _truth(devnet, 0, 199)
-    options = FetchOptions(version=version)  # type: ignore[arg-type]
+    options = FetchOptions(version=version)
     df = hmyframe.receipts(0, 199, rpc=devnet.url, cache=tmp_path, options=options)
     assert len(df) == len(plain) + len(staking)
     _assert_gas_sums(df, blocks)
