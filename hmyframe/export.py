@@ -149,7 +149,8 @@ async def export(
     ----------
     datasets
         Names among the range datasets (blocks, transactions, staking_transactions, signers,
-        traces) and the snapshot datasets (validators, voting_power, delegations, undelegations).
+        traces, receipts, logs, token_transfers) and the snapshot datasets (validators,
+        voting_power, delegations, undelegations).
     start, end
         Block range of the range datasets, in any form the fetchers take (block numbers, dates
         and times in UTC, ``"-1000:"``...; see :func:`hmyframe.blocks`); ``end=None``: the head.

@@ -196,6 +196,7 @@ class _RangeFetch:
                 blocks_per_request=options.blocks_per_request,
                 strategy=options.strategy,
                 state=dict(state),
+                needed=needed,
             )
 
             async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
