@@ -242,6 +242,7 @@ def test_receipts_are_one_row_per_transaction_with_exact_fees_and_cached(
     assert set(df.loc[df["is_staking"], "directive"]) <= set(DIRECTIVE)
     assert df.loc[~df["is_staking"], "directive"].isna().all()
     assert df["contract_address"].isna().all()
+    prefix = "hmy_" if version == 1 else "hmyv2_"
     used = {m for m in node.calls if "Receipt" in m}
     names = {"getBlockReceipts"} if block_receipts else {"getBlockReceipts", "getTransactionReceipt"}
     assert used == {prefix + n for n in names}
