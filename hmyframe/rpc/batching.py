@@ -21,7 +21,7 @@ from typing import Any
 
 from hmyframe.errors import ConfigError, short_repr
 from hmyframe.rpc._check import is_int
-from hmyframe.rpc.envelope import Call
+from hmyframe.rpc.envelope import Call, abandon
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.pacing import is_validator_listing
 from hmyframe.rpc.shared import ClientStats
@@ -81,12 +81,14 @@ class Endpoint:
 
 
 class Batcher:
-    """Groups calls into batches and hands each batch to ``send``.
+    """Groups calls into batches per endpoint and hands each batch to ``send``.
 
     Parameters
     ----------
     send
         Starts sending one batch to an endpoint (it must not block).
+    accept_encoding
+        The ``Accept-Encoding`` to ask an endpoint's URL for (``None``: the default).
     batch_size, max_body
         Most items per batch, largest body.
     batch_limits
@@ -101,6 +103,7 @@ class Batcher:
     def __init__(
         self,
         send: Callable[[Endpoint, list[Call]], None],
+        accept_encoding: Callable[[str], str | None],
         *,
         batch_size: int,
         max_body: int,
@@ -120,6 +123,8 @@ class Batcher:
         self._limits: dict[str, int] = {**DEFAULT_BATCH_LIMITS, **given}
         self._lane_cache: dict[str, tuple[str, int]] = {}
         self._send = send
+        self._accept_encoding = accept_encoding
+        self._endpoints: dict[str, Endpoint] = {}
         self.batch_size = batch_size
         self.max_body = max_body
 
@@ -136,8 +141,15 @@ class Batcher:
             self._lane_cache[method] = lane
         return lane
 
-    def enqueue(self, ep: Endpoint, call: Call) -> None:
-        """Queue ``call`` for the next batch to ``ep`` (or send it now if it goes alone)."""
+    def _endpoint(self, url: str) -> Endpoint:
+        ep = self._endpoints.get(url)
+        if ep is None:
+            ep = self._endpoints[url] = Endpoint(url, self._accept_encoding(url))
+        return ep
+
+    def enqueue(self, url: str, call: Call) -> None:
+        """Queue ``call`` for the next batch to ``url`` (or send it now if it goes alone)."""
+        ep = self._endpoint(url)
         key, cap = self.lane(call.method)
         cap = max(1, cap // ep.shrink)
         if cap == 1:
@@ -179,8 +191,9 @@ class Batcher:
             groups.append(current)
         return groups
 
-    def send_batch(self, ep: Endpoint, calls: list[Call]) -> None:
-        """Send an explicit batch: split by lane (first-seen order), then by cap and body size."""
+    def send_batch(self, url: str, calls: list[Call]) -> None:
+        """Send an explicit batch to ``url``: split by lane (first-seen order), then by cap and size."""
+        ep = self._endpoint(url)
         lanes: dict[str, list[Call]] = {}
         caps: dict[str, int] = {}
         for call in calls:
@@ -191,13 +204,12 @@ class Batcher:
             for group in self._chunks(members, caps[key]):
                 self._send(ep, group)
 
-    def drain(self, ep: Endpoint) -> list[Call]:
-        """Take every call still queued for ``ep`` (the client is closing)."""
-        queued: list[Call] = []
-        for lane in ep.lanes.values():
-            queued.extend(lane.calls)
-            lane.calls, lane.nbytes = [], 0
-        return queued
+    def abandon_queued(self, message: str) -> None:
+        """Fail every call still queued with ``ConnectionFailedError(message)`` (closing)."""
+        for ep in self._endpoints.values():
+            for lane in ep.lanes.values():
+                abandon(ep.url, lane.calls, message)
+                lane.calls, lane.nbytes = [], 0
 
 
 class InFlight:

@@ -21,28 +21,17 @@ from typing import Any
 
 from hmyframe.errors import ConfigError, redact_url, short_repr
 from hmyframe.rpc._check import check_number
-from hmyframe.rpc.batching import DEFAULT_BATCH_LIMITS, MAX_BODY_BYTES, Batcher, Endpoint, InFlight
+from hmyframe.rpc.batching import MAX_BODY_BYTES, Batcher, InFlight
 from hmyframe.rpc.envelope import Call, Envelopes
 from hmyframe.rpc.methods import Methods, block_number_param, tx_hash_param
-from hmyframe.rpc.pacing import NODE_VALIDATOR_PACING, Pacing, ValidatorPacing, is_validator_listing
+from hmyframe.rpc.pacing import Pacing, ValidatorPacing
 from hmyframe.rpc.retry import RetryPolicy
-from hmyframe.rpc.routing import Router, is_loopback
-from hmyframe.rpc.sending import LONG_WAIT, Sender, abandon
+from hmyframe.rpc.routing import Router
+from hmyframe.rpc.sending import Sender
 from hmyframe.rpc.shared import ClientStats, ShardInfo
 from hmyframe.rpc.transport import DEFAULT_MAX_ANSWER_BYTES, Transport
 
-__all__ = [
-    "DEFAULT_BATCH_LIMITS",
-    "DEFAULT_MAX_ANSWER_BYTES",
-    "LONG_WAIT",
-    "MAX_BODY_BYTES",
-    "NODE_VALIDATOR_PACING",
-    "Client",
-    "ClientStats",
-    "ShardInfo",
-    "ValidatorPacing",
-    "is_validator_listing",
-]
+__all__ = ["Client", "ClientStats", "ShardInfo", "ValidatorPacing"]
 
 
 class Client:
@@ -67,41 +56,32 @@ class Client:
     retry
         What to retry and how long to wait; see :class:`~hmyframe.rpc.retry.RetryPolicy`.
     validator_pacing
-        Pacing of ``*_getAllValidatorInformation*`` calls, per endpoint. ``"auto"`` (the
-        default): unpaced until one of them is refused for its rate at an endpoint (the
-        node's ``-32000`` ``rate: Wait(n=1) would exceed context deadline``, or an HTTP
-        status in ``retry.rate_limit_statuses``); from then on, for the client's life, that
-        endpoint's listings pass a token bucket equal to the node's limiter
-        (:data:`NODE_VALIDATOR_PACING`, 1 req/s, burst 3) starting empty, and the refused calls
-        are retried under ``retry`` like any rate-limit failure (``stats.pacing_engaged``
-        counts the switches). A ``(rate, burst)`` pair paces from the first call; ``None``
-        never paces.
+        Pacing of ``*_getAllValidatorInformation*`` calls, per endpoint. ``"auto"`` (default):
+        unpaced until one is refused for its rate (the node's ``-32000`` ``rate: Wait(n=1)...``
+        or a status in ``retry.rate_limit_statuses``), then paced like the node's limiter for the
+        client's life and the refused calls retried (:mod:`~hmyframe.rpc.pacing`;
+        ``stats.pacing_engaged`` counts the switches). ``(rate, burst)`` paces from the first
+        call; ``None`` never paces.
     headers
         Extra HTTP headers (an ``Authorization`` header for a private endpoint...).
     batch_limits
-        Per-method caps on items per batch, merged over :data:`DEFAULT_BATCH_LIMITS`
+        Per-method caps on items per batch, merged over :data:`~hmyframe.rpc.batching.DEFAULT_BATCH_LIMITS`
         (``{"trace_block": 5}``; 1 = always alone). The validator listings are always alone.
     max_body_bytes
         Largest request body sent; batches are split to stay under it.
     max_answer_bytes
-        Largest answer body read (after decompression; default
-        :data:`~hmyframe.rpc.transport.DEFAULT_MAX_ANSWER_BYTES`, 128 MiB, which holds a
-        ``getBlocks`` of 1,025 full blocks several times over). A larger answer is dropped as
-        soon as it passes the cap, so memory stays bounded whatever a server sends; a batch
-        is then retried in halves, a single call fails with
-        :class:`~hmyframe.errors.ResponseTooLargeError`.
+        Largest answer body read, decompressed (default 128 MiB: a ``getBlocks`` of 1,025 full
+        blocks several times over). A larger answer is dropped as soon as it passes the cap; a
+        batch is then retried in halves, a single call fails with ``ResponseTooLargeError``.
     verify_endpoints
-        Before the first call to a shard URL learnt from ``hmy_getShardingStructure`` (not
-        one given in ``shard_urls``), check that it belongs to the same network: its sharding structure must list the same shards and URLs as the home
-        node's, with the expected shard marked current. Before the first call to a trace URL,
-        check that its genesis block is its shard's (when it serves ``hmy_getBlockByNumber``).
-        A mismatch raises :class:`~hmyframe.errors.WrongChainError`; each check costs one or
-        two requests, once per URL.
+        Before the first call to a shard URL learnt from ``hmy_getShardingStructure`` (not from
+        ``shard_urls``), check that its sharding structure lists the home node's shards and URLs
+        with the expected shard current; before the first call to a trace URL, that its genesis
+        block is its shard's. A mismatch raises ``WrongChainError``; one or two requests per URL.
     compression
-        Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts
-        (``127.0.0.0/8``, ``::1``, ``localhost``), where compressing costs both sides more
-        CPU than it saves (3x fewer full blocks per second from the local devnet). An
-        ``Accept-Encoding`` in ``headers`` always wins.
+        Ask for gzip-compressed answers. ``None`` (default): yes, except from loopback hosts,
+        where compressing costs more CPU than it saves (3x fewer full blocks per second from
+        the local devnet). An ``Accept-Encoding`` in ``headers`` always wins.
 
     Raises
     ------
@@ -162,7 +142,6 @@ class Client:
         flag: object = compression
         if flag is not None and not isinstance(flag, bool):
             raise ConfigError(f"compression must be True, False or None (automatic), got {short_repr(flag)}")
-        self._compression = compression
         transport = Transport(
             timeout=timeout, headers=headers, connections=max_in_flight, max_answer_bytes=max_answer_bytes
         )
@@ -176,10 +155,13 @@ class Client:
             stats=self.stats,
         )
         self._batcher = Batcher(
-            self._sender.spawn, batch_size=batch_size, max_body=max_body_bytes, batch_limits=batch_limits
+            self._sender.spawn,
+            lambda url: transport.accept_encoding(url, compression),
+            batch_size=batch_size,
+            max_body=max_body_bytes,
+            batch_limits=batch_limits,
         )
         self._envelopes = Envelopes(max_body_bytes)
-        self._endpoints: dict[str, Endpoint] = {}
         self.v1 = Methods(self, 1)
         self.v2 = Methods(self, 2)
 
@@ -206,8 +188,7 @@ class Client:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        for ep in self._endpoints.values():
-            abandon(ep, self._batcher.drain(ep), "the client was closed before the call was sent")
+        self._batcher.abandon_queued("the client was closed before the call was sent")
         await self._sender.transport.close()
 
     def _check_open(self) -> None:
@@ -245,13 +226,7 @@ class Client:
     # ------------------------------------------------------------------ routing
 
     async def shards(self) -> list[ShardInfo]:
-        """The network's shards, from ``hmy_getShardingStructure`` on the home URL (cached).
-
-        Returns
-        -------
-        list[ShardInfo]
-            One entry per shard, sorted by shard id.
-        """
+        """The network's shards, one per shard by id, from ``hmy_getShardingStructure`` (cached)."""
         return await self._router.shards()
 
     async def home_shard(self) -> int:
@@ -265,11 +240,8 @@ class Client:
         return await self._router.home_shard()
 
     def routes_without_asking(self, shard: int) -> bool:
-        """Whether a call for ``shard`` can be routed without asking the node for its shards.
-
-        True once ``hmy_getShardingStructure`` has been answered, or when the caller named the
-        shard's URL.
-        """
+        """Whether a call for ``shard`` can be routed without asking the node for its shards
+        (``hmy_getShardingStructure`` answered already, or the shard's URL given)."""
         return self._router.routes_without_asking(shard)
 
     async def endpoint_url(self, shard: int | None = None, *, trace: bool = False) -> str:
@@ -283,16 +255,6 @@ class Client:
             If the URL serves another network (``verify_endpoints``).
         """
         return await self._router.endpoint_url(shard, trace=trace)
-
-    def _endpoint(self, url: str) -> Endpoint:
-        ep = self._endpoints.get(url)
-        if ep is None:
-            encoding: str | None = None  # the caller's Accept-Encoding header, or aiohttp's gzip
-            if not self._sender.transport.sets_accept_encoding:
-                compress = self._compression if self._compression is not None else not is_loopback(url)
-                encoding = None if compress else "identity"
-            ep = self._endpoints[url] = Endpoint(url, encoding)
-        return ep
 
     # ------------------------------------------------------------------ public calls
 
@@ -325,28 +287,16 @@ class Client:
             The node answered with an error object (subclasses for -32601, -32602, not found).
         RateLimitError, HTTPStatusError, ConnectionFailedError
             After the retry policy gave up.
-        ResponseShapeError
-            The answer was not a JSON-RPC envelope.
-        ConfigError
-            Bad arguments or routing.
+        ResponseShapeError, ConfigError
+            The answer was not a JSON-RPC envelope; bad arguments or routing.
         """
         return await self._single(method, params, shard, trace, raw=False)
 
     async def request_raw(
         self, method: str, params: Sequence[Any] = (), *, shard: int | None = None, trace: bool = False
     ) -> bytes:
-        """Like :meth:`request`, but return the raw JSON bytes of ``result`` undecoded.
-
-        Parameters
-        ----------
-        method, params, shard, trace
-            As for :meth:`request`.
-
-        Returns
-        -------
-        bytes
-            The exact bytes of the ``result`` value (``b"null"`` for null).
-        """
+        """Like :meth:`request` (same parameters), but return the exact JSON bytes of ``result``
+        undecoded (``b"null"`` for null)."""
         result: bytes = await self._single(method, params, shard, trace, raw=True)
         return result
 
@@ -361,9 +311,8 @@ class Client:
     ) -> list[Any]:
         """Send a list of calls as JSON-RPC batches; return the results in the same order.
 
-        The list is split into batches of at most ``batch_size`` items and at most
-        ``max_body_bytes``; solo methods are sent on their own. Failed items are retried
-        alone.
+        Split into batches of at most ``batch_size`` items and ``max_body_bytes``; solo methods
+        are sent on their own. Failed items are retried alone.
 
         Parameters
         ----------
@@ -382,18 +331,10 @@ class Client:
             One result (or exception) per call, in order.
         """
         self._check_open()
-        given: object = calls
-        if isinstance(given, str | bytes) or not isinstance(given, Sequence):
-            raise ConfigError(f"batch() takes a list of (method, params) pairs, got {short_repr(calls)}")
-        made: list[Call] = []
-        for i, entry in enumerate(calls):
-            pair: object = entry
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise ConfigError(f"batch item {i} must be a (method, params) pair, got {short_repr(entry)}")
-            made.append(self._make_call(entry[0], entry[1], raw))
+        made = self._envelopes.make_all(calls, raw)
         if not made:
             return []
-        self._batcher.send_batch(self._endpoint(await self.endpoint_url(shard, trace=trace)), made)
+        self._batcher.send_batch(await self.endpoint_url(shard, trace=trace), made)
         results = await asyncio.gather(*(c.future for c in made), return_exceptions=True)
         if not return_exceptions:
             for item in results:
@@ -402,15 +343,8 @@ class Client:
         return list(results)
 
     async def trace_transaction(self, tx_hash: str, shard: int | None = None) -> Any:
-        """``trace_transaction``: Parity-style traces of one transaction (a list), from the trace URL.
-
-        Parameters
-        ----------
-        tx_hash
-            ``0x`` + 64 hex digits.
-        shard
-            Shard of the transaction; ``None`` for the home shard.
-        """
+        """``trace_transaction``: Parity-style traces (a list) of the transaction ``tx_hash``
+        (``0x`` + 64 hex digits) of ``shard`` (``None``: home), from the trace URL."""
         return await self.request("trace_transaction", [tx_hash_param(tx_hash)], shard=shard, trace=True)
 
     async def trace_transaction_raw(self, tx_hash: str, shard: int | None = None) -> bytes:
@@ -418,16 +352,8 @@ class Client:
         return await self.request_raw("trace_transaction", [tx_hash_param(tx_hash)], shard=shard, trace=True)
 
     async def trace_block(self, number: int, shard: int | None = None) -> Any:
-        """``trace_block``: traces of every transaction of a block (number sent as hex string):
-        ``[]`` for a block without EVM transactions, ``None`` if the node lacks the block.
-
-        Parameters
-        ----------
-        number
-            Block number (>= 0).
-        shard
-            Shard of the block; ``None`` for the home shard.
-        """
+        """``trace_block``: traces of every transaction of block ``number`` (sent as hex) of
+        ``shard`` (``None``: home): ``[]`` without EVM transactions, ``None`` if the node lacks it."""
         return await self.request("trace_block", [hex(block_number_param(number))], shard=shard, trace=True)
 
     async def trace_block_raw(self, number: int, shard: int | None = None) -> bytes:
@@ -441,17 +367,17 @@ class Client:
     async def _single(
         self, method: str, params: Sequence[Any], shard: int | None, trace: bool, raw: bool
     ) -> Any:
-        self._check_open()
-        call = self._make_call(method, params, raw)
-        self._batcher.enqueue(self._endpoint(await self.endpoint_url(shard, trace=trace)), call)
-        return await call.future
+        call = self._make_call(method, params, raw)  # the arguments are checked before any routing
+        return await self._send(call, await self.endpoint_url(shard, trace=trace))
 
     async def _call_at(self, url: str, method: str, params: list[Any]) -> Any:
         """One call to ``url`` as it is (no routing, so no verification)."""
-        self._check_open()
-        call = self._make_call(method, params, False)
-        self._batcher.enqueue(self._endpoint(url), call)
+        return await self._send(self._make_call(method, params, False), url)
+
+    async def _send(self, call: Call, url: str) -> Any:
+        self._batcher.enqueue(url, call)
         return await call.future
 
     def _make_call(self, method: Any, params: Any, raw: bool) -> Call:
+        self._check_open()
         return self._envelopes.make(method, params, raw)

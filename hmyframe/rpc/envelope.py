@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import msgspec
 
 from hmyframe import _json
-from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
+from hmyframe.errors import ConfigError, ConnectionFailedError, ResponseShapeError, short_repr
 from hmyframe.rpc.retry import rpc_error_class
 from hmyframe.rpc.transport import HttpReply
 
@@ -31,6 +31,8 @@ __all__ = [
     "Envelopes",
     "ErrorObject",
     "Failure",
+    "abandon",
+    "body_of",
     "decode_answer",
     "fail",
     "match_answer",
@@ -101,6 +103,12 @@ def fail(call: Call, exc: BaseException) -> None:
         call.future.set_exception(exc)
 
 
+def abandon(url: str, calls: Sequence[Call], message: str) -> None:
+    """Fail the calls without an outcome yet with ``ConnectionFailedError(message)``."""
+    for call in calls:
+        fail(call, ConnectionFailedError(message, endpoint=url, method=call.describe()))
+
+
 class Envelopes:
     """Ids unique within one client, and the encoded calls carrying them.
 
@@ -142,6 +150,25 @@ class Envelopes:
                 f"{self.max_body}-byte body limit"
             )
         return Call(call_id, method, plist, item, raw, asyncio.get_running_loop().create_future())
+
+    def make_all(self, calls: Any, raw: bool) -> list[Call]:
+        """Check and encode a batch: ``calls`` is a list of ``(method, params)`` pairs.
+
+        Raises
+        ------
+        ConfigError
+            If ``calls`` is not such a list, or as :meth:`make` for an item.
+        """
+        given: object = calls
+        if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+            raise ConfigError(f"batch() takes a list of (method, params) pairs, got {short_repr(calls)}")
+        made: list[Call] = []
+        for i, entry in enumerate(calls):
+            pair: object = entry
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise ConfigError(f"batch item {i} must be a (method, params) pair, got {short_repr(entry)}")
+            made.append(self.make(entry[0], entry[1], raw))
+        return made
 
 
 def body_of(calls: Sequence[Call]) -> bytes:

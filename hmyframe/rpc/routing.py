@@ -11,7 +11,6 @@ current), and a trace URL to serve the shard's genesis block; a mismatch raises
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,7 +26,7 @@ from hmyframe.errors import (
 )
 from hmyframe.rpc.shared import ShardInfo
 
-__all__ = ["Router", "check_url", "is_loopback"]
+__all__ = ["Router", "check_url"]
 
 #: Makes one call at a URL as it is (no routing): ``ask(url, method, params)``.
 Ask = Callable[[str, str, list[Any]], Awaitable[Any]]
@@ -50,17 +49,6 @@ def check_url(url: Any, what: str) -> str:
             f"{what} must be an http(s) URL such as http://127.0.0.1:9500, got {redact_url(url)!r}{why}"
         )
     return url
-
-
-def is_loopback(url: str) -> bool:
-    """Whether ``url``'s host is this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _check_shard(shard: Any) -> int | None:

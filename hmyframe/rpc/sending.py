@@ -29,13 +29,13 @@ from hmyframe.errors import (
     short_repr,
 )
 from hmyframe.rpc.batching import Endpoint, InFlight
-from hmyframe.rpc.envelope import Call, Failure, body_of, decode_answer, fail, match_answer
+from hmyframe.rpc.envelope import Call, Failure, abandon, body_of, decode_answer, fail, match_answer
 from hmyframe.rpc.pacing import Pacing
 from hmyframe.rpc.retry import RetryPolicy
 from hmyframe.rpc.shared import ClientStats
 from hmyframe.rpc.transport import HttpReply, Transport, TransportFault
 
-__all__ = ["LONG_WAIT", "Sender", "abandon"]
+__all__ = ["LONG_WAIT", "Sender"]
 
 #: A retry whose wait (or whose failed attempt) lasts this many seconds or more is announced
 #: with a warning on the ``hmyframe.rpc`` logger (printed on stderr when logging is not
@@ -45,13 +45,6 @@ LONG_WAIT = 5.0
 _log = logging.getLogger("hmyframe.rpc")
 
 _Failures = list[tuple[Call, Failure]]
-
-
-def abandon(ep: Endpoint, calls: list[Call], message: str) -> None:
-    """Fail the calls without an outcome yet with ``ConnectionFailedError(message)``."""
-    for call in calls:
-        if not call.future.done():
-            call.future.set_exception(ConnectionFailedError(message, endpoint=ep.url, method=call.describe()))
 
 
 class Sender:
@@ -99,9 +92,9 @@ class Sender:
             for call in calls:
                 fail(call, exc)
         except Exception as exc:  # noqa: BLE001  (callers must only ever see hmyframe errors)
-            abandon(ep, calls, f"internal error while sending: {type(exc).__name__}: {exc}")
+            abandon(ep.url, calls, f"internal error while sending: {type(exc).__name__}: {exc}")
         finally:
-            abandon(ep, calls, "request abandoned: the client was closed before an answer arrived")
+            abandon(ep.url, calls, "request abandoned: the client was closed before an answer arrived")
 
     def _budget(self) -> float | None:
         """Seconds one call may take, retries included (never less than one request's timeout)."""
