@@ -2,32 +2,33 @@
 
 The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
 
-    methods.py     Methods        checks the arguments, encodes the params for v1/v2, names the
-       │                          method; calls any Caller (shared.py): a Client or a pool
-       ▼
-    client.py      Client.request the composition below; pool.py's EndpointPool instead picks
-       │                          an endpoint's Client (chain checked first) and calls it
-       ├─ routing.py   Router         shard 1 -> its URL from hmy_getShardingStructure (or
-       │                              shard_urls / the trace URL), checked once to serve this
-       │                              network (verify_endpoints)
-       ├─ envelope.py  Envelopes      the call gets an id and its encoded JSON-RPC item
-       ▼
-    batching.py    Batcher        queued in the URL's lane; concurrent calls leave together as
-       │                          one batch (next loop tick, batch_size, 5 MiB body, per-method caps)
-       ▼
-    sending.py     Sender         a task per batch, until every call has an outcome:
-       │   ┌──────────────────────────────────────────────────────────────────────────────┐
-       │   │ pacing.py    Pacing    a paced validator listing waits for its endpoint's pacer │
-       │   │ batching.py  InFlight  one of max_in_flight places (after a req/s token)        │
-       │   │ transport.py Transport one POST of the body (timeouts, size cap, Retry-After)  │
-       │   │ envelope.py            answer decoded, matched to the calls by id, settled     │
-       │   └─ retryable failures (retry.py RetryPolicy): wait, resend only those, halve a   │
-       │      batch too big for the way; give up after attempts / the max_elapsed budget   │
-       ▼
-    the caller's future: the decoded ``result`` (exact ints), raw bytes, or an
+    methods.py    Methods         checks the arguments, encodes the params (v1 hex / v2 ints),
+        |                         names the method; calls any Caller (shared.py): a Client,
+        |                         or an EndpointPool (pool.py: picks an endpoint's Client,
+        |                         its chain checked first)
+        v
+    client.py     Client.request  the composition of the modules below
+        |-- envelope.py  Envelopes    the call gets its id and its encoded JSON-RPC item
+        |-- routing.py   Router       shard 1 -> its URL (hmy_getShardingStructure, shard_urls
+        |                             or the trace URL), checked once to serve this network
+        v
+    batching.py   Batcher         queued in the URL's lane: concurrent calls leave together
+        |                         as one batch (next loop tick, batch_size, 5 MiB, method caps)
+        v
+    sending.py    Sender          one task per batch, until every call has an outcome:
+        |-- pacing.py    Pacing       a validator listing waits for its endpoint's pacer
+        |-- batching.py  InFlight     one of max_in_flight places, then a req/s token (pacing.py)
+        |-- transport.py Transport    one POST (timeout, answer size cap, Retry-After)
+        |-- envelope.py  decode/match the answer decoded, matched to the calls by id, settled
+        |-- retry.py     RetryPolicy  retryable failures: wait, resend only those, halve a batch
+        |                             too big for the way; give up after ``attempts`` or the
+        |                             ``max_elapsed`` budget
+        v
+    the caller's future: the decoded ``result`` (exact ints), the raw ``result`` bytes, or an
     hmyframe.errors exception (the only kind that leaves this package)
 
 * :class:`Client` — that composition; ``client.v1`` / ``client.v2`` hold the typed methods.
+* :class:`Caller` — what :class:`Methods` needs: ``request`` and ``request_raw``.
 * :class:`RetryPolicy` — what is retried and how long to wait (plain data).
 * :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
   validator pacing.
