@@ -344,9 +344,21 @@ class Cache:
     # -- writing -------------------------------------------------------------------------
 
     def write_range(
-        self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int, table: pa.Table
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        start: int,
+        end: int,
+        table: pa.Table,
+        *,
+        replace: bool = False,
     ) -> PurePath | None:
         """Atomically write the rows of blocks ``start..end`` (all of them, maybe none).
+
+        ``replace=True`` publishes the file even when other files already hold all these
+        blocks: a compaction of narrower files into this one (the overlap repair that follows
+        the rename then removes them, the wider file winning).
 
         Returns
         -------
@@ -361,7 +373,7 @@ class Cache:
         def covered() -> bool:
             return not _gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
-        written = self._write(path, dataset, table, expected, skip_if=covered)
+        written = self._write(path, dataset, table, expected, skip_if=None if replace else covered)
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them
@@ -596,6 +608,8 @@ class Cache:
         skip_if: _Check | None = None,
     ) -> bool:
         """Write ``table`` with its integrity record to ``path`` atomically; ``False`` if skipped."""
+        from hmyframe._pandas_meta import PANDAS_KEY, pandas_metadata
+
         meta = dict(dataset.schema.metadata or {})
         meta.update(
             {
@@ -608,6 +622,8 @@ class Cache:
                 _META_PREFIX + b"start": str(expected.start).encode(),
                 _META_PREFIX + b"end": str(expected.end).encode(),
                 _META_PREFIX + b"rows": str(table.num_rows).encode(),
+                # plain pd.read_parquet gives a fetch's dtypes (see hmyframe._pandas_meta)
+                PANDAS_KEY: pandas_metadata(dataset.schema),
             }
         )
         table = table.replace_schema_metadata(meta)

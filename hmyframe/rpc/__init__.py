@@ -32,12 +32,15 @@ The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
 * :class:`RetryPolicy` — what is retried and how long to wait (plain data).
 * :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
   validator pacing.
+* :func:`watch_heads` — a shard's new head numbers as they come (WebSocket ``newHeads`` or
+  polling), with :class:`HeadReport` for stalls, lower heads and reconnections.
 """
 
 from __future__ import annotations
 
 from hmyframe.rpc.batching import DEFAULT_BATCH_LIMITS, MAX_BODY_BYTES
 from hmyframe.rpc.client import Client
+from hmyframe.rpc.heads import HeadReport, watch_heads
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
 from hmyframe.rpc.pacing import is_validator_listing
@@ -51,10 +54,12 @@ __all__ = [
     "Caller",
     "Client",
     "ClientStats",
+    "HeadReport",
     "Methods",
     "RetryPolicy",
     "ShardInfo",
     "TokenBucket",
     "is_validator_listing",
     "parse_retry_after",
+    "watch_heads",
 ]
