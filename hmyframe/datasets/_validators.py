@@ -39,9 +39,11 @@ from ._decode import decode_json, payload_path
 __all__ = [
     "DecodedValidators",
     "DelegationRow",
+    "FlatDelegations",
     "array_length",
     "decode_validators",
     "delegation_rows",
+    "flat_delegations",
     "pick",
     "snapshot",
 ]
@@ -66,6 +68,9 @@ class DecodedValidators:
     records: list[dict[str, Any]] = field(default_factory=list)
     record_paths: list[str] = field(default_factory=list)
     duplicates: int = 0
+    flat: dict[tuple[int | None, int | None], FlatDelegations | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
 
 def pick(d: dict[str, Any], *names: str) -> Any:
@@ -456,3 +461,100 @@ def delegation_rows(decoded: DecodedValidators, ctx: ConvertContext, what: str) 
             DelegationRow(path, validator_address, record, None, ctx.snapshot_block, ctx.snapshot_epoch)
         )
     return rows
+
+
+# ---------------------------------------------------------------------------------------
+# fast path for delegations and undelegations: every validator's raw delegation list decoded
+# typed (no dict per delegation), straight into flat columns shared by both builders
+# ---------------------------------------------------------------------------------------
+
+
+class _Delegation(msgspec.Struct, gc=False):
+    """A current-format delegation; an absent member (another spelling) stays UNSET."""
+
+    delegator: Any = msgspec.field(default=_UNSET, name="delegator-address")
+    amount: Any = _UNSET
+    reward: Any = _UNSET
+    undelegations: Any = _UNSET
+
+
+_DELEGATIONS = msgspec.json.Decoder(list[_Delegation] | None, float_hook=Decimal)
+
+
+@dataclass
+class FlatDelegations:
+    """Every delegation of the decoded validator entries, one list per member, in page order
+    (what :func:`delegation_rows` gives, without a row object per delegation).
+
+    Attributes
+    ----------
+    validator, delegator, amount, reward, undelegations
+        The raw values (validator: the entry's ``validator.address``).
+    index
+        Position in the validator's delegation list.
+    snapshot_block, snapshot_epoch
+        Per delegation, as :func:`snapshot` gives them for its validator.
+    owner
+        Row of the validator entry.
+    """
+
+    entry_paths: list[str]
+    validator: list[Any]
+    delegator: list[Any]
+    amount: list[Any]
+    reward: list[Any]
+    undelegations: list[Any]
+    index: list[int]
+    owner: list[int]
+    snapshot_block: list[int | None]
+    snapshot_epoch: list[int | None]
+
+    def path(self, row: int) -> str:
+        """Path of delegation ``row`` (for error messages only)."""
+        return f"{self.entry_paths[self.owner[row]]}.validator.delegations[{self.index[row]}]"
+
+
+def flat_delegations(decoded: DecodedValidators, ctx: ConvertContext, what: str) -> FlatDelegations | None:
+    """The delegations of current-format entries, decoded typed, or ``None`` when any entry or
+    delegation needs :func:`delegation_rows` (records, a member under another spelling, a
+    non-object, the plain-JSON path's entries). Computed once per context and reused."""
+    if decoded.records:
+        return None
+    key = (ctx.snapshot_block, ctx.snapshot_epoch)
+    if key in decoded.flat:
+        return decoded.flat[key]
+    decoded.flat[key] = flat = _flatten(decoded, ctx, what)
+    return flat
+
+
+def _flatten(decoded: DecodedValidators, ctx: ConvertContext, what: str) -> FlatDelegations | None:
+    out = FlatDelegations(decoded.paths, [], [], [], [], [], [], [], [], [])
+    where = Where.of(what, decoded.paths)
+    for row, entry in enumerate(decoded.entries):
+        validator = entry.get("validator")
+        if type(validator) is not dict:
+            return None
+        raw = validator.get("delegations")
+        if type(raw) is not _LazyArray or raw._raw is None:
+            return None  # decoded already (or the plain-JSON path's list): the general path
+        try:
+            items = _DELEGATIONS.decode(raw._raw)
+        except (msgspec.MsgspecError, RecursionError):
+            return None  # the general path names what is wrong
+        block, epoch = snapshot(entry, ctx, where, row)  # checked for every entry, as there
+        if not items:
+            continue
+        n = len(items)
+        out.validator += [validator.get("address")] * n
+        out.owner += [row] * n
+        out.index += range(n)
+        out.snapshot_block += [block] * n
+        out.snapshot_epoch += [epoch] * n
+        for d in items:
+            out.delegator.append(d.delegator)
+            out.amount.append(d.amount)
+            out.reward.append(d.reward)
+            out.undelegations.append(d.undelegations)
+    if any(_UNSET in values for values in (out.delegator, out.amount, out.reward, out.undelegations)):
+        return None  # a member under another spelling ("Amount"...): the general path picks it
+    return out
