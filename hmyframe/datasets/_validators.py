@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from hmyframe.addresses import to_hex
+from hmyframe.addresses import to_hex, to_hex_many
 from hmyframe.errors import AddressError, ResponseShapeError
 
 from ._base import ConvertContext
@@ -88,6 +88,17 @@ def _address_key(value: Any, what: str, path: str) -> str:
         return to_hex(value)
     except AddressError as exc:
         raise ResponseShapeError(what, path, value, f"a valid address ({exc.reason})") from None
+
+
+def _address_keys(values: list[Any]) -> list[str | None]:
+    """The 0x form of every address at once (vectorised); all ``None`` when any value is not
+    a valid address string, for :func:`_address_key` to name it."""
+    if values and set(map(type, values)) <= {str} and all(values):
+        try:
+            return to_hex_many(values)
+        except AddressError:
+            pass
+    return [None] * len(values)
 
 
 # ---------------------------------------------------------------------------------------
@@ -317,11 +328,13 @@ def _decode_fast(payloads: Sequence[bytes], what: str) -> DecodedValidators | No
             if isinstance(page, _Entry)
             else [(payload_path(i, f"[{j}]"), e) for j, e in enumerate(page)]
         )
-        for path, element in elements:
-            if not _current_format(element):  # early-2020, wrapped, a record, or not one at all
-                return None
+        if not all(map(_current_format, (e for _, e in elements))):
+            return None  # early-2020, wrapped, a record, or not one at all
+        keys = _address_keys([e.validator.address for _, e in elements])  # type: ignore[union-attr]
+        for (path, element), key in zip(elements, keys, strict=True):
             assert element.validator is not None
-            key = _address_key(element.validator.address, what, path + ".validator.address")
+            if key is None:
+                key = _address_key(element.validator.address, what, path + ".validator.address")
             if key in seen:
                 out.duplicates += 1
                 continue
