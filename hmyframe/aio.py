@@ -38,6 +38,7 @@ head = _public.head
 shards = _public.shards
 pending_cx_receipts = _public.pending_cx_receipts
 tx_counts = _public.tx_counts
+tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
 # validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)

@@ -38,6 +38,7 @@ __all__ = [
     "one_values",
     "schema_fingerprint",
     "shared",
+    "uint256_column",
 ]
 
 #: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
@@ -96,6 +97,29 @@ def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
     if not description or "\n" in description:
         raise ConfigError(f"column {name!r} needs a one-line description, got {description!r}")
     return pa.field(name, type_, nullable=True, metadata={_DESCRIPTION: description.encode()})
+
+
+def uint256_column(name: str, description: str) -> pa.Field:
+    """Declare an exact uint256 column (token amounts, ids, supplies: 0 .. 2**256 - 1).
+
+    Stored as base-10 digit strings (:data:`hmyframe._intarrow.DECIMAL_STRING`), marked in the
+    field metadata so :func:`hmyframe.datasets.to_pandas` gives the ``uint256`` dtype.
+
+    Parameters
+    ----------
+    name
+        snake_case column name.
+    description
+        One line saying what the column holds.
+
+    Returns
+    -------
+    pyarrow.Field
+    """
+    from hmyframe._pandas_meta import DTYPE_KEY
+
+    f = column(name, pa.string(), description)
+    return f.with_metadata({**(f.metadata or {}), DTYPE_KEY: b"uint256"})
 
 
 def one_column(of: str, description: str) -> pa.Field:
@@ -234,6 +258,10 @@ class ConvertContext:
         ``blocks`` source: for payloads that carry no block number of their own (a
         ``getBlockSigners`` answer is a bare list of addresses), the block each payload was
         fetched for, aligned with the payloads (other entries are ignored and may be ``None``).
+    token_calls
+        ``tokens`` source: ``(address, block, function)`` each payload answers, in payload
+        order; ``function`` is ``"getCode"``, ``"name"``, ``"symbol"``, ``"decimals"`` or
+        ``"totalSupply"`` (see :mod:`hmyframe.datasets.tokens`).
     """
 
     shard_id: int
@@ -244,6 +272,7 @@ class ConvertContext:
     requested_tx_hash: str | None = None
     addresses_blocks: Sequence[tuple[str, int]] | None = None
     block_numbers: Sequence[int | None] | None = None
+    token_calls: Sequence[tuple[str, int, str]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("shard_id", "snapshot_block", "snapshot_epoch"):

@@ -16,6 +16,7 @@ from . import (
     shards,
     signers,
     staking_transactions,
+    tokens,
     traces,
     transactions,
     tx_counts,
@@ -70,6 +71,7 @@ DATASETS: dict[str, Dataset] = {
         cx_receipts,
         shards,
         tx_counts,
+        tokens,
     )
 }
 _BUILT_IN = frozenset(DATASETS)
