@@ -1,7 +1,7 @@
 """hmyframe against its peers, side by side, on the same devnet slice.
 
 Installs the peers from PyPI, each into its own virtual environment under ``build/peers/``
-(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.10.0`` and
+(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.9.0`` and
 ``regex``, without which it does not import on Python 3.11) and ``cryo`` (whose wheel has no
 ``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
 rate limit x per-block server cost, it serves one shard with ``hmyframe devnet`` in its own
@@ -68,7 +68,7 @@ RUNNER = BENCH / "_contenders.py"
 PEERS: dict[str, tuple[list[list[str]], str, str]] = {
     "pyhmy": ([["pyhmy"]], "pyhmy", "pyhmy"),
     "ethereum-etl": (
-        [["ethereum-etl"], ["--no-deps", "parsimonious==0.10.0"], ["regex"]],
+        [["ethereum-etl"], ["--no-deps", "parsimonious==0.9.0"], ["regex"]],
         "ethereum-etl",
         "ethereumetl.cli",
     ),
