@@ -11,9 +11,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from ds_helpers import as_bytes, consumed, current_validator, legacy_validator
+from ds_helpers import as_bytes, consumed, current_validator, legacy_validator, token_answers
 
-from hmyframe.amounts import AttoDtype
+from hmyframe.amounts import AttoDtype, Uint256Dtype
 from hmyframe.cli import main
 from hmyframe.datasets import (
     AMOUNT,
@@ -29,7 +29,10 @@ from hmyframe.datasets.docs import END, START, render, replace_block
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CTX = ConvertContext(
-    shard_id=0, block_numbers=[2], addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)]
+    shard_id=0,
+    block_numbers=[2],
+    addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)],
+    token_calls=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1, "name")],
 )
 
 
@@ -39,6 +42,9 @@ def _sample_table(name: str) -> pa.Table:
     if DATASETS[name].source == "validators":  # the samples have no undelegations nor metrics
         page = as_bytes([current_validator(), legacy_validator()])
         tables.append(DATASETS[name].convert([page], CTX))
+    if DATASETS[name].source == "tokens":  # the one hmy_call sample answers "0x"
+        payloads, calls = token_answers()
+        tables.append(DATASETS[name].convert(payloads, ConvertContext(shard_id=0, token_calls=calls)))
     return pa.concat_tables(tables)
 
 
@@ -59,6 +65,7 @@ def test_registry_names_and_lookup():
         "cx_receipts",
         "shards",
         "tx_counts",
+        "tokens",
     ]
     for name, ds in DATASETS.items():
         assert get(name) is ds
@@ -107,6 +114,9 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
     for f, dt in zip(table.schema, df.dtypes, strict=True):
         if f.type == AMOUNT:
             assert isinstance(dt, AttoDtype), f.name
+        elif (f.metadata or {}).get(b"hmyframe.dtype") == b"uint256":
+            assert isinstance(dt, Uint256Dtype), f.name
+            assert f.type == pa.string(), f.name
         else:
             assert isinstance(dt, pd.ArrowDtype), f.name
             assert dt.pyarrow_dtype == f.type, f.name
@@ -129,6 +139,9 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
             assert got == expected, f.name
             assert arrow_back[f.name].dtype == pd.ArrowDtype(AMOUNT)
             assert [None if pd.isna(v) else Decimal(v) for v in arrow_back[f.name]] == expected, f.name
+        elif (f.metadata or {}).get(b"hmyframe.dtype") == b"uint256":  # digit strings, exact
+            expected = table.column(f.name).to_pylist()
+            assert [None if pd.isna(v) else str(v) for v in plain[f.name]] == expected, f.name
 
 
 def test_the_table_written_by_pyarrow_reads_back_identically():
