@@ -678,7 +678,9 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.prepare_only:
-        peers, missing = prepare_peers("install", args.peers_dir, [p for p in args.only_peers.split(",") if p])
+        peers, missing = prepare_peers(
+            "install", args.peers_dir, [p for p in args.only_peers.split(",") if p]
+        )
         for peer, env in peers.items():
             print(f"{peer} {env.version}: {env.python}")
         for peer, why in missing.items():

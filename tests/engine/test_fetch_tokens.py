@@ -249,3 +249,16 @@ def test_a_block_beyond_the_head_is_named(net: Devnet, truth: Chain, tmp_path: P
     with pytest.raises(ConfigError, match=f"block {head + 50} is beyond the head {head} of shard 0"):
         hmyframe.tokens([truth.tokens(0)[0].address], head + 50, rpc=net, cache=tmp_path)
     assert not list(tmp_path.rglob("*.parquet"))
+
+
+def test_progress_read_back_and_fetch_by_name(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    tokens = [t.address for t in truth.tokens(0)]
+    steps: list[int] = []
+    df = hmyframe.tokens(tokens, 40, rpc=net, cache=tmp_path, progress=steps.append)
+    assert sum(steps) == len(tokens)
+    # the cache file reads back as the fetch (exact supplies in the uint256 dtype)
+    back = hmyframe.read("tokens", tmp_path)
+    assert clean(back) == clean(df)
+    assert isinstance(back["total_supply"].dtype, Uint256Dtype)
+    with pytest.raises(ConfigError, match=r"point lookup.*use hmyframe\.tokens\(\)"):
+        hmyframe.fetch("tokens", 0, 9, rpc=net)
