@@ -133,17 +133,25 @@ def _abi_string(data: bytes) -> bytes | None:
     return data[start : start + length]
 
 
-def _text(function: str, answer: _Answer | None) -> tuple[str | None, str | None]:
-    """``(text, reason)`` of a ``name()`` / ``symbol()`` answer."""
+def _data(function: str, answer: _Answer | None) -> tuple[bytes | None, str | None]:
+    """``(return data, None)`` of an answer that has some, else ``(None, reason)``."""
     if answer is None:
         return None, f"{function}() not asked"
     if isinstance(answer, _Failed):
         return None, answer.reason(function)
     if not answer:
         return None, f"{function}() missing"
-    raw = answer.rstrip(b"\0") if len(answer) == 32 else _abi_string(answer)
+    return answer, None
+
+
+def _text(function: str, answer: _Answer | None) -> tuple[str | None, str | None]:
+    """``(text, reason)`` of a ``name()`` / ``symbol()`` answer."""
+    data, why = _data(function, answer)
+    if data is None:
+        return None, why
+    raw = data.rstrip(b"\0") if len(data) == 32 else _abi_string(data)
     if raw is None:
-        return None, f"{function}() returned {len(answer)} bytes, neither an ABI string nor a bytes32"
+        return None, f"{function}() returned {len(data)} bytes, neither an ABI string nor a bytes32"
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError:
@@ -152,15 +160,12 @@ def _text(function: str, answer: _Answer | None) -> tuple[str | None, str | None
 
 def _uint(function: str, answer: _Answer | None) -> tuple[int | None, str | None]:
     """``(value, reason)`` of a ``decimals()`` / ``totalSupply()`` answer (its first word)."""
-    if answer is None:
-        return None, f"{function}() not asked"
-    if isinstance(answer, _Failed):
-        return None, answer.reason(function)
-    if not answer:
-        return None, f"{function}() missing"
-    if len(answer) < 32:
-        return None, f"{function}() returned {len(answer)} bytes, not a uint256"
-    return int.from_bytes(answer[:32], "big"), None
+    data, why = _data(function, answer)
+    if data is None:
+        return None, why
+    if len(data) < 32:
+        return None, f"{function}() returned {len(data)} bytes, not a uint256"
+    return int.from_bytes(data[:32], "big"), None
 
 
 def _calls(ctx: ConvertContext, count: int) -> list[tuple[str, int, str]]:

@@ -6,7 +6,6 @@ transaction hash, and the log index)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 from oracle_helpers import (
     AS_HEX,
     AS_INT,
-    ORACLE_NET,
     assert_same,
     export_receipts_and_logs,
     extract_token_transfers,
@@ -30,12 +28,6 @@ pytestmark = requires_etl()
 
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 LAST = 60
-
-
-@pytest.fixture(scope="module")
-def net() -> Iterator[Devnet]:
-    with Devnet(**ORACLE_NET, validator_rate_limit=False) as devnet:
-        yield devnet
 
 
 @pytest.fixture(scope="module")
@@ -99,15 +91,16 @@ def _logs(txs: list[Transaction]) -> list[dict[str, Any]]:
     ]
 
 
+def by_log(rows: list[dict[str, str]]) -> dict[tuple[Any, ...], Any]:
+    """ethereum-etl rows by (Ethereum transaction hash, log index)."""
+    return keyed(({**r, "log_index": int(r["log_index"])} for r in rows), "transaction_hash", "log_index")
+
+
 def test_logs_equal_the_chain(exported: tuple[list[Transaction], Path]) -> None:
     txs, folder = exported
 
     truth = keyed(_logs(txs), "hash", "log_index")
-    theirs = keyed(
-        ({**r, "log_index": int(r["log_index"])} for r in read_csv(folder / "logs.csv")),
-        "transaction_hash",
-        "log_index",
-    )
+    theirs = by_log(read_csv(folder / "logs.csv"))
     assert len(truth) > 20
     assert_same(
         truth,
@@ -141,9 +134,7 @@ def test_token_transfers_are_the_chain_s_transfer_logs(exported: tuple[list[Tran
         "hash",
         "log_index",
     )
-    theirs = keyed(
-        ({**r, "log_index": int(r["log_index"])} for r in transfers), "transaction_hash", "log_index"
-    )
+    theirs = by_log(transfers)
     assert {t["topic_count"] for t in truth.values()} == {3, 4}
     assert_same(
         truth,

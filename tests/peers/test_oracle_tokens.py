@@ -4,22 +4,14 @@ environment; skipped without it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from oracle_helpers import AS_INT, AS_TEXT, ORACLE_NET, assert_same, export_tokens, keyed, requires_etl
+from oracle_helpers import AS_INT, AS_TEXT, assert_same, export_tokens, keyed, requires_etl
 
 import hmyframe
 from hmyframe.devnet import Devnet
 
 pytestmark = requires_etl()
-
-
-@pytest.fixture(scope="module")
-def net() -> Iterator[Devnet]:
-    with Devnet(**ORACLE_NET, validator_rate_limit=False) as devnet:
-        yield devnet
 
 
 def test_export_tokens_equals_hmyframe_tokens(net: Devnet, tmp_path: Path) -> None:
