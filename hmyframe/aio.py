@@ -27,6 +27,9 @@ transactions = _public.range_fetcher("transactions")
 staking_transactions = _public.range_fetcher("staking_transactions")
 signers = _public.range_fetcher("signers")
 traces = _public.traces_fetcher("traces")
+receipts = _public.range_fetcher("receipts")
+logs = _public.range_fetcher("logs")
+token_transfers = _public.range_fetcher("token_transfers")
 # validator snapshots
 validators = _public.snapshot_fetcher("validators")
 voting_power = _public.snapshot_fetcher("voting_power")
@@ -41,6 +44,9 @@ tx_counts = _public.tx_counts
 tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
+# new blocks as they appear (an async iterator of frames)
+from hmyframe.engine._follow import follow as follow  # noqa: E402
+
 # validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
 from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
 

@@ -7,6 +7,7 @@ they agree); ``hmyframe`` re-exports them all.
 """
 
 from hmyframe import aio as _aio
+from hmyframe._sync import iterating_twin as _iterating_twin
 from hmyframe.engine._public import sync_twin as _twin
 
 blocks = _twin(_aio.blocks)
@@ -14,6 +15,9 @@ transactions = _twin(_aio.transactions)
 staking_transactions = _twin(_aio.staking_transactions)
 signers = _twin(_aio.signers)
 traces = _twin(_aio.traces)
+receipts = _twin(_aio.receipts)
+logs = _twin(_aio.logs)
+token_transfers = _twin(_aio.token_transfers)
 validators = _twin(_aio.validators)
 voting_power = _twin(_aio.voting_power)
 delegations = _twin(_aio.delegations)
@@ -27,5 +31,6 @@ tokens = _twin(_aio.tokens)
 transactions_by_hash = _twin(_aio.transactions_by_hash)
 traces_by_hash = _twin(_aio.traces_by_hash)
 staking_history = _twin(_aio.staking_history)
+follow = _iterating_twin(_aio.follow, "follow")  # a generator of frames: new blocks as they appear
 
 # no __all__: `from hmyframe.api import *` (in hmyframe) takes every name above

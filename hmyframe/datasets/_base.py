@@ -22,8 +22,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hmyframe._pandas_meta import DTYPE_KEY
 from hmyframe.datasets import sources
 from hmyframe.errors import ConfigError, short_repr
+
+from ._convert import one_from_exact
+from ._types import AMOUNT, TIMESTAMP
 
 __all__ = [
     "AMOUNT",
@@ -41,10 +45,6 @@ __all__ = [
     "uint256_column",
 ]
 
-#: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
-AMOUNT = pa.decimal128(38, 0)
-#: Block time; Parquet keeps milliseconds unchanged.
-TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
 _ONE_OF = b"one_of"
 
@@ -100,10 +100,11 @@ def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
 
 
 def uint256_column(name: str, description: str) -> pa.Field:
-    """Declare an exact uint256 column (token amounts, ids, supplies: 0 .. 2**256 - 1).
+    """Declare one exact uint256 column (token amounts and ids, 0 .. 2**256 - 1).
 
-    Stored as base-10 digit strings (:data:`hmyframe._intarrow.DECIMAL_STRING`), marked in the
-    field metadata so :func:`hmyframe.datasets.to_pandas` gives the ``uint256`` dtype.
+    Arrow has no exact integer that wide (``decimal256`` stops at 76 digits), so the column is
+    a ``string`` of base-10 digits marked ``hmyframe.dtype: uint256`` in its field metadata:
+    DataFrames give it the ``uint256`` dtype, plain readers see the digits.
 
     Parameters
     ----------
@@ -116,8 +117,6 @@ def uint256_column(name: str, description: str) -> pa.Field:
     -------
     pyarrow.Field
     """
-    from hmyframe._pandas_meta import DTYPE_KEY
-
     f = column(name, pa.string(), description)
     return f.with_metadata({**(f.metadata or {}), DTYPE_KEY: b"uint256"})
 
@@ -429,8 +428,6 @@ class Dataset:
 
 def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
     """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
-    from ._convert import one_from_exact  # _convert imports this module
-
     return one_from_exact(exact.cast(AMOUNT))
 
 
