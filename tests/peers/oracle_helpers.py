@@ -9,9 +9,9 @@ needs on Python 3.11); create it once with::
 (about 1.5 minutes; ``$HMYFRAME_PEERS_DIR`` points at another peers folder). Without it the
 oracle tests are skipped, saying this command.
 
-Adding a comparison is a few lines: run the export (:func:`export_tokens`,
-:func:`export_receipts_and_logs`, :func:`extract_token_transfers` are ready), key both sides'
-rows (:func:`keyed`), say how each ethereum-etl column reads as a value (:data:`AS_INT`,
+A comparison (``test_oracle_*.py``) is a few lines: run the export (:func:`export_tokens`,
+:func:`export_receipts_and_logs`, :func:`extract_token_transfers`), key both sides' rows
+(:func:`keyed`), say how each ethereum-etl column reads as a value (:data:`AS_INT`,
 :data:`AS_TEXT`, :data:`AS_HEX`) and call :func:`assert_same` with the differences that are
 by design.
 """
