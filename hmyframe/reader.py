@@ -33,7 +33,7 @@ from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.errors import CacheError, ConfigError, short_repr
 from hmyframe.storage import Storage, open_storage
 
-__all__ = ["Part", "read"]
+__all__ = ["Part", "datasets_in", "read"]
 
 _CHAIN = re.compile(r"[0-9a-f]{16}")
 _SHARD = re.compile(r"shard(\d+)")
@@ -330,3 +330,37 @@ def read(
     tables = [part.table() for part in parts]
     table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
     return to_output(table, output)
+
+
+def datasets_in(
+    path: str | os.PathLike[str] | None = None, *, chain: str | None = None
+) -> dict[str, list[str]]:
+    """The datasets with files under ``path`` (as :func:`read` finds them), and their chains.
+
+    Parameters
+    ----------
+    path, chain
+        As for :func:`read` (``chain`` keeps only that chain's folders).
+
+    Returns
+    -------
+    dict[str, list[str]]
+        Dataset name -> the chain folders holding it, in ``hmyframe.DATASETS`` order; only the
+        folder listings are read, no file.
+
+    Raises
+    ------
+    ConfigError
+        ``path`` is not a folder.
+    """
+    files, root = open_storage(path if path is not None else default_root())
+    if not files.is_dir(root):
+        raise ConfigError(f"{files.url(root)} is not a folder")
+    found: dict[str, list[str]] = {}
+    for name in ds.DATASETS:
+        chains = sorted({_chain_of(f) for f in _shard_folders(files, root, name)})
+        if chain is not None:
+            chains = [c for c in chains if c == chain]
+        if chains:
+            found[name] = chains
+    return found
