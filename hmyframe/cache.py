@@ -25,6 +25,8 @@ What each file records
     lie inside the named range. A file failing any of these is *corrupt*; one written for
     another schema (or without a record, by an older version) is *stale*. Neither is ever
     mixed into results: its blocks count as missing, are refetched, and the file is replaced.
+    The footer also records the file's provenance (hmyframe version, when and from which
+    endpoint, redacted, its rows were fetched, the node's version: :mod:`hmyframe._provenance`).
 
 Writers (several processes, possibly on several machines sharing the folder)
     * A file is written under a hidden temporary name unique to its writer (pid, host and a
@@ -63,6 +65,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
+from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
@@ -344,9 +347,17 @@ class Cache:
     # -- writing -------------------------------------------------------------------------
 
     def write_range(
-        self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int, table: pa.Table
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        start: int,
+        end: int,
+        table: pa.Table,
+        provenance: _provenance.Provenance | None = None,
     ) -> PurePath | None:
-        """Atomically write the rows of blocks ``start..end`` (all of them, maybe none).
+        """Atomically write the rows of blocks ``start..end`` (all of them, maybe none);
+        ``provenance`` (where they were fetched) goes into the footer (:mod:`hmyframe._provenance`).
 
         Returns
         -------
@@ -361,7 +372,7 @@ class Cache:
         def covered() -> bool:
             return not _gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
-        written = self._write(path, dataset, table, expected, skip_if=covered)
+        written = self._write(path, dataset, table, expected, skip_if=covered, provenance=provenance)
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them
@@ -382,13 +393,19 @@ class Cache:
         return path if written else None
 
     def write_snapshot(
-        self, chain_id: str, dataset: DatasetLike, shard: int, block: int, table: pa.Table
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        block: int,
+        table: pa.Table,
+        provenance: _provenance.Provenance | None = None,
     ) -> PurePath:
-        """Atomically write a snapshot taken at ``block``."""
+        """Atomically write a snapshot taken at ``block`` (``provenance`` as for :meth:`write_range`)."""
         path = self.snapshot_path(chain_id, dataset.name, shard, block)
         expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         _check_table(table, dataset, expected)
-        self._write(path, dataset, table, expected)
+        self._write(path, dataset, table, expected, provenance=provenance)
         return path
 
     # -- housekeeping --------------------------------------------------------------------
@@ -594,9 +611,12 @@ class Cache:
         expected: _Expected,
         *,
         skip_if: _Check | None = None,
+        provenance: _provenance.Provenance | None = None,
     ) -> bool:
-        """Write ``table`` with its integrity record to ``path`` atomically; ``False`` if skipped."""
+        """Write ``table`` with its integrity record and provenance to ``path`` atomically;
+        ``False`` if skipped."""
         meta = dict(dataset.schema.metadata or {})
+        meta.update(_provenance.footer(provenance))
         meta.update(
             {
                 _META_PREFIX + b"record": _RECORD,

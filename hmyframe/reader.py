@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from hmyframe import _provenance
 from hmyframe import datasets as ds
 from hmyframe.cache import cover, default_root
 from hmyframe.datasets._base import one_of, one_values
@@ -33,7 +34,7 @@ from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.errors import CacheError, ConfigError, short_repr
 from hmyframe.storage import Storage, open_storage
 
-__all__ = ["Part", "datasets_in", "read"]
+__all__ = ["Part", "datasets_in", "provenance_attrs", "read"]
 
 _CHAIN = re.compile(r"[0-9a-f]{16}")
 _SHARD = re.compile(r"shard(\d+)")
@@ -329,7 +330,7 @@ def read(
         return read_dask(parts, spec)
     tables = [part.table() for part in parts]
     table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
-    return to_output(table, output)
+    return to_output(table, output, provenance_attrs(parts))
 
 
 def datasets_in(
@@ -364,3 +365,21 @@ def datasets_in(
         if chains:
             found[name] = chains
     return found
+
+
+def provenance_attrs(parts: Sequence[Part]) -> dict[str, Any]:
+    """``{"provenance": [...]}``: where the Parquet files of ``parts`` were fetched, one entry per
+    source (:func:`hmyframe._provenance.summary`), from their footers; ``{}`` when none records it."""
+    seen: set[PurePath] = set()
+    records = []
+    for part in parts:
+        if part.path.suffix != ".parquet" or part.path in seen:
+            continue
+        seen.add(part.path)
+        try:
+            metadata = part.files.read_metadata(part.path).metadata
+        except (OSError, pa.ArrowException) as exc:
+            raise CacheError(f"cannot read {part.files.url(part.path)}: {exc}") from exc
+        records.append(_provenance.from_footer(metadata))
+    found = _provenance.summary(records)
+    return {"provenance": found} if found else {}

@@ -51,6 +51,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import sources
@@ -207,6 +208,8 @@ class ChunkJob:
         Datasets checked to hold each block of the chunk exactly once.
     cache, chain_id
         Where the tables are written (only blocks the cache lacks); ``None``: not written.
+    provenance
+        Where and when the chunk was fetched (recorded in each file's footer).
     """
 
     shard: int
@@ -216,6 +219,7 @@ class ChunkJob:
     per_block: frozenset[str]
     cache: Cache | None
     chain_id: str
+    provenance: _provenance.Provenance | None = None
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
@@ -247,7 +251,7 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
             dataset = _dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else _between(table, a, b)
-                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance)
     return tables
 
 
@@ -275,6 +279,8 @@ class _RangeFetch:
         self.converter = converter
         self.writer = writer
         self.chain_id = ""
+        # where the chunks come from, by whether their source asks the trace endpoint
+        self.sources: dict[bool, _provenance.Provenance] = {}
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
@@ -393,10 +399,19 @@ class _RangeFetch:
                 per_block=frozenset(n for n in builds if source.fills[n].per_block),
                 cache=session.cache,
                 chain_id=self.chain_id,
+                provenance=await self._provenance(source.trace_endpoint),
             )
             finished: dict[str, pa.Table] = await self._run(self.writer, finish_chunk, job)
             return finished
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
+
+    async def _provenance(self, trace: bool) -> _provenance.Provenance | None:
+        """The provenance of a chunk fetched now (``None`` without a cache: nothing is written)."""
+        if self.session.cache is None:
+            return None
+        if trace not in self.sources:
+            self.sources[trace] = await _provenance.of_session(self.session, self.shard, trace=trace)
+        return self.sources[trace].now()
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
         client = self.session.client
