@@ -5,6 +5,7 @@ Beside the cache's integrity record (:mod:`hmyframe.cache`), each Parquet file w
     hmyframe.version        the hmyframe that wrote it                      0.1.0
     hmyframe.fetched_at     when its rows were fetched (UTC, ms)            2026-11-26T07:41:02.123Z
     hmyframe.endpoint       the endpoint they came from, secrets redacted   https://***@rpc.example/***?key=***
+                            (several, space-separated, for rpc=[...])
     hmyframe.node_version   the node's own version (``web3_clientVersion``)  Harmony (C) 2023. harmony, version v8...
 
 (the last two only for files written by a fetch; ``endpoint`` and ``node_version`` are left out
@@ -93,15 +94,15 @@ class Provenance:
 
     Attributes
     ----------
-    endpoint
-        The endpoint URL, already redacted (:func:`redact_endpoint`), or ``None``.
+    endpoints
+        The endpoint URLs (one, or several for ``rpc=[...]``), redacted when recorded.
     node_version
         What the node said of its version (``web3_clientVersion``), or ``None``.
     fetched_at
         When the rows were fetched (UTC); ``None``: when the file is written.
     """
 
-    endpoint: str | None = None
+    endpoints: tuple[str, ...] = ()
     node_version: str | None = None
     fetched_at: dt.datetime | None = None
 
@@ -135,8 +136,9 @@ def footer(provenance: Provenance | None) -> dict[bytes, bytes]:
         .replace("+00:00", "Z")
         .encode(),
     }
-    if record.endpoint is not None:
-        out[_PREFIX + b"endpoint"] = redact_endpoint(record.endpoint).encode()  # (again: never trust)
+    if record.endpoints:
+        # each URL redacted whole, then joined: a space inside one stays inside its *** part
+        out[_PREFIX + b"endpoint"] = " ".join(redact_endpoint(url) for url in record.endpoints).encode()
     if record.node_version is not None:
         out[_PREFIX + b"node_version"] = record.node_version.encode()
     return out
@@ -227,14 +229,22 @@ async def node_version(session: Session, shard: int, *, trace: bool = False) -> 
 
 async def of_session(session: Session, shard: int, *, trace: bool = False) -> Provenance:
     """The provenance of what ``session`` fetches for ``shard`` (from its trace endpoint with
-    ``trace``): the endpoint, redacted, and that node's version.
+    ``trace``): the endpoint, redacted, and that node's version. Several endpoints
+    (``rpc=[...]``) are all named, space-separated (a chunk's rows may come from any of them);
+    the node version is then the one the pool's chosen endpoint gives.
 
     Raises
     ------
     HmyframeError
         The endpoint cannot be reached (as the fetch itself would fail).
     """
-    url = await session.client.endpoint_url(shard, trace=trace)
+    client = session.client
+    members = getattr(client, "endpoints", None)  # an EndpointPool (rpc=[...]): rows come from any
+    if members and not trace:
+        urls = [await member.client.endpoint_url(shard) for member in members]
+    else:
+        urls = [await client.endpoint_url(shard, trace=trace)]
     return Provenance(
-        endpoint=redact_endpoint(url), node_version=await node_version(session, shard, trace=trace)
+        endpoints=tuple(redact_endpoint(url) for url in urls),
+        node_version=await node_version(session, shard, trace=trace),
     )

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import hmyframe
-from hmyframe._provenance import footer, from_footer, redact_endpoint, summary
+from hmyframe._provenance import Provenance, footer, from_footer, redact_endpoint, summary
 from hmyframe.cache import Cache
 from hmyframe.cli import main
 from hmyframe.devnet import Devnet
@@ -198,3 +198,36 @@ def test_summary_groups_files_by_source_with_their_time_span() -> None:
     written = footer(None)
     assert from_footer(written)["version"] == hmyframe.__version__
     assert from_footer(pa.schema([]).metadata) == {}
+
+
+def test_several_endpoints_are_all_named(make_devnet: Callable[..., Devnet], tmp_path: Path) -> None:
+    one = make_devnet(shards=1, blocks=150, seed=65, validator_rate_limit=False)
+    two = make_devnet(shards=1, blocks=150, seed=65, validator_rate_limit=False)  # the same chain
+    hmyframe.blocks(0, 29, rpc=[_secret_url(one.url), two.url], cache=tmp_path)
+    hosts = [net.url.removeprefix("http://").rstrip("/") for net in (one, two)]
+    for path in tmp_path.rglob("*.parquet"):
+        record = from_footer(pq.read_metadata(path).metadata)
+        assert record["endpoint"] == f"http://***@{hosts[0]}/***?apikey=***#*** http://{hosts[1]}"
+        assert record["node_version"] == CLIENT_VERSION
+    for secret in SECRETS.values():
+        assert secret.encode() not in _written_bytes(tmp_path)
+
+
+def test_a_record_made_by_hand_is_redacted_when_written() -> None:
+    record = Provenance(
+        endpoints=(
+            "https://u:Pw1@a1b2c3d4e5f6a7b8c9d0.example.com/rpc?apikey=Tok3n Part2",
+            "http://b/token/Xy",
+        ),
+        node_version="v1",
+        fetched_at=dt.datetime(2026, 1, 2, 3, 4, 5, 678_000, tzinfo=dt.UTC),
+    )
+    written = footer(record)
+    assert from_footer(written) == {
+        "version": hmyframe.__version__,
+        "fetched_at": "2026-01-02T03:04:05.678Z",
+        "endpoint": "https://***@***.example.com/rpc?apikey=*** http://b/token/***",
+        "node_version": "v1",
+    }
+    for secret in (b"Pw1", b"a1b2c3d4", b"Tok3n", b"Part2", b"Xy"):
+        assert all(secret not in value for value in written.values())
