@@ -142,3 +142,24 @@ def test_the_sql_command_prints_lists_and_writes(
     assert "nowhere" in capsys.readouterr().err
     assert main(["sql", query, "--path", str(cache), "--out", str(tmp_path / "r.txt")]) == 1
     assert ".parquet or .csv" in capsys.readouterr().err
+
+
+def test_a_url_folder_is_queried_like_a_local_one(devnet: Devnet, cache: Path) -> None:
+    url = "memory://hmyframe-sql-test/cache"
+    hmyframe.transactions(0, 119, shard="all", rpc=devnet, cache=url)
+    query = "select shard_id, count(*) as n, sum(value) as total from transactions group by 1 order by 1"
+    assert hmyframe.sql(query, url).equals(hmyframe.sql(query, cache))
+
+
+def test_several_chains_need_chain(cache: Path, tmp_path: Path) -> None:
+    (chain,) = [p.name for p in cache.iterdir()]
+    other = "f" * 16
+    for path in cache.rglob("*.parquet"):
+        for name in (chain, other):
+            target = tmp_path / name / path.relative_to(cache / chain)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    with pytest.raises(ConfigError, match=r"several chains .*chain="):
+        hmyframe.sql("select count(*) from blocks", tmp_path)
+    n = hmyframe.sql("select count(*) as n from blocks", tmp_path, chain=other)["n"].item()
+    assert n == 240
