@@ -241,7 +241,8 @@ async def of_session(session: Session, shard: int, *, trace: bool = False) -> Pr
     client = session.client
     members = getattr(client, "endpoints", None)  # an EndpointPool (rpc=[...]): rows come from any
     if members and not trace:
-        urls = [await member.client.endpoint_url(shard) for member in members]
+        # the URLs as given: asking each member its shard's URL would bypass the pool's failover
+        urls = [member.client.url for member in members]
     else:
         urls = [await client.endpoint_url(shard, trace=trace)]
     return Provenance(
