@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from hmyframe import plot as plot
     from hmyframe import report as report
     from hmyframe.amounts import to_one as to_one
+    from hmyframe.amounts import to_units as to_units
     from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
+    from hmyframe.api import follow as follow
     from hmyframe.api import staking_history as staking_history
     from hmyframe.cache import Cache as Cache
     from hmyframe.datasets import DATASETS as DATASETS
@@ -60,6 +62,7 @@ _HOMES = {
     "plot": "hmyframe.plot",
     "report": "hmyframe.report",
     "to_one": "hmyframe.amounts",
+    "to_units": "hmyframe.amounts",
     "Cache": "hmyframe.cache",
     "DATASETS": "hmyframe.datasets",
     "to_pandas": "hmyframe.datasets",
@@ -81,7 +84,7 @@ def _public_names() -> list[str]:
     from hmyframe.engine._public import REGISTRY
 
     homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]
-    return ["__version__", "dataset", "export", "schema", *homes, *REGISTRY]
+    return ["__version__", "dataset", "export", "follow", "schema", *homes, *REGISTRY]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,7 @@ __all__ = [
     "footer",
     "from_footer",
     "node_version",
+    "of_files",
     "of_session",
     "redact_endpoint",
     "summary",
@@ -164,6 +165,21 @@ def from_footer(metadata: Mapping[bytes, bytes] | None) -> dict[str, str]:
         if value is not None:
             out[name] = value.decode(errors="replace")
     return out
+
+
+def of_files(records: Iterable[Mapping[str, str]]) -> Provenance | None:
+    """The provenance of a file merged from files with ``records`` (:func:`from_footer` of each):
+    every endpoint they name, the node version of the last fetched, fetched when the last was;
+    ``None`` when none records one."""
+    known = sorted((r for r in records if r.get("fetched_at")), key=lambda r: r["fetched_at"])
+    if not known:
+        return None
+    endpoints = dict.fromkeys(url for r in known for url in r.get("endpoint", "").split() if url)
+    return Provenance(
+        endpoints=tuple(endpoints),
+        node_version=known[-1].get("node_version"),
+        fetched_at=dt.datetime.fromisoformat(known[-1]["fetched_at"]),
+    )
 
 
 def summary(records: Iterable[Mapping[str, str]]) -> list[dict[str, Any]]:

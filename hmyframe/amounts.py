@@ -1,894 +1,189 @@
-"""Exact amounts in pandas: the ``atto`` dtype, and conversions to ONE.
+"""Exact amounts in pandas: the ``atto`` and ``uint256`` dtypes, and conversions to ONE / units.
 
 Amounts on Harmony are integers of atto (1 ONE = 10**18 atto); the whole supply is about
-1.4e28 atto, beyond what ``int64`` (9.2e18) or a ``float64`` (exact to 2**53) can hold. In Arrow
-and Parquet hmyframe stores them as ``decimal128(38, 0)``. pandas, however, computes poorly on
-Arrow decimals: ``a + b`` widens the precision until it overflows at 38 digits, and ``cumsum``,
-``nlargest`` and ``describe`` are not supported at all. So in DataFrames every exact amount
-column has the dtype ``"atto"`` defined here: an extension array of exact Python integers.
+1.4e28 atto, beyond what ``int64`` (9.2e18) or a ``float64`` (exact to 2**53) can hold. pandas,
+however, computes poorly on Arrow decimals: ``a + b`` widens the precision until it overflows at
+38 digits, and ``cumsum``, ``nlargest`` and ``describe`` are not supported at all. So in
+DataFrames every exact amount column has one of two dtypes, both the one exact-integer extension
+array of :mod:`hmyframe._exactint` (what it supports is listed there) with a different storage:
 
-What works on an ``atto`` column, exactly:
+``"atto"`` (:class:`AttoDtype`)
+    Native amounts, stakes and gas prices. Arrow and Parquet type ``decimal128(38, 0)``; a
+    value of more than 38 digits raises :class:`~hmyframe.errors.AmountError` naming it when it
+    is converted to Arrow (``pa.Table.from_pandas``, ``df.to_parquet``), never a silent change.
+``"uint256"`` (:class:`Uint256Dtype`)
+    Token amounts and token ids (an EVM ``uint256``: 0 .. 2**256 - 1, 78 digits, beyond
+    ``decimal256``'s 76). Arrow and Parquet type ``string`` of base-10 digits (exact, and plain
+    text to pyarrow, polars, DuckDB and Dask; why in :mod:`hmyframe._intarrow`). A negative value
+    or one above 2**256 - 1 raises :class:`~hmyframe.errors.AmountError` naming it, both when it
+    enters the dtype and when it leaves for Arrow.
 
-* ``+``, ``-``, ``*``, ``//``, ``%`` with another ``atto`` column or with integers, unary ``-``
-  and ``abs()``; comparisons (also with floats, compared exactly) give a boolean column;
-* ``sum``, ``min``, ``max``, ``prod``, ``cumsum``, ``cummin``, ``cummax``, ``diff``,
-  ``sort_values``, ``rank``, ``value_counts``, ``isin``, ``unique``, ``drop_duplicates``,
-  ``merge`` on or beside it, ``groupby(...).sum() / min() / max() / cumsum() / first()``;
-* ``mean``, ``median``, ``std``, ``var``, ``quantile`` and ``describe()`` are computed from the
-  exact integers and returned as correctly rounded floats (they are ratios);
-* ``/`` gives ``float64`` (each quotient correctly rounded), so ``df.value / 10**18`` is ONE.
+Arithmetic mixing the two gives ``uint256`` (the wider), exactly: ``fee + token_amount``.
 
-Where numbers leave the exact world, they become ``float64``: ``np.asarray(column)`` (what
-NumPy functions, ``pd.cut``, histograms and matplotlib see), ``astype(float)``, ``np.log10``.
-Such a float carries the amount to 15-16 significant digits. ``column.to_numpy()`` and
-``column.tolist()`` give the exact Python integers. ``nlargest`` / ``nsmallest`` select through
-that float view (pandas has no other route), so two amounts closer than one part in 10**16 keep
-their original order there; ``sort_values`` orders exactly.
+Round trips: pickle and ``DataFrame.copy`` keep both dtypes. A Parquet or Feather file written
+by ``df.to_parquet`` / ``df.to_feather`` holds plain ``decimal128(38, 0)`` / digit strings (what
+``pa.Table.from_pandas`` gives, the dataset's schema); plain pandas reads them back as ``object``
+``Decimal``s / strings, and :func:`hmyframe.datasets.to_pandas` of ``pq.read_table(path)`` as the
+exact dtypes. pyarrow names a ``uint256`` column ``"uint256"`` in the file's pandas metadata,
+which ``pd.read_parquet`` cannot resolve unless ``hmyframe.amounts`` is imported (pyarrow
+GH-39914); cache and export files never name it (:mod:`hmyframe._pandas_meta`).
 
-Converting back to Arrow (``pa.Table.from_pandas``, ``df.to_parquet``) gives
-``decimal128(38, 0)``; a value of more than 38 digits raises :class:`~hmyframe.errors.AmountError`
-naming it, never a silent change.
-
-For ONE, use the ``*_one`` float column each dataset puts beside an amount, or :func:`to_one`.
+For ONE, use the ``*_one`` float column each dataset puts beside an amount, or :func:`to_one`;
+for a token's units, :func:`to_units` with the token's ``decimals``.
 """
 
 from __future__ import annotations
 
-import builtins
-import math
 import numbers
-import operator
-from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal, localcontext
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-from pandas.api.extensions import (
-    ExtensionArray,
-    ExtensionDtype,
-    no_default,
-    register_extension_dtype,
-    take,
-)
-from pandas.api.indexers import check_array_indexer
+from pandas.api.extensions import register_extension_dtype
 
+from hmyframe._exactint import ExactIntArray, ExactIntDtype, _from_values, _is_na
+from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
 from hmyframe.errors import AmountError, short_repr
 
-if TYPE_CHECKING:
-    import numpy.typing as npt
-
-__all__ = ["ATTO_PER_ONE", "AttoArray", "AttoDtype", "to_one"]
+__all__ = [
+    "ATTO_PER_ONE",
+    "UINT256_MAX",
+    "AttoArray",
+    "AttoDtype",
+    "Uint256Array",
+    "Uint256Dtype",
+    "to_one",
+    "to_units",
+]
 
 #: atto per ONE.
 ATTO_PER_ONE = 10**18
-#: decimal128(38, 0) holds integers of absolute value below this.
-_DECIMAL_LIMIT = 10**38
-_ARROW_TYPE = pa.decimal128(38, 0)
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_MASK64 = (1 << 64) - 1
-_EXACT_FLOAT = 2**53
-_EXPECTED = "an integer amount (int, integral Decimal, digit string, or a float holding an exact integer)"
+#: The largest value of the ``uint256`` dtype.
+UINT256_MAX = 2**256 - 1
 
 
 @register_extension_dtype
-class AttoDtype(ExtensionDtype):  # type: ignore[misc]  # pandas is untyped here
+class AttoDtype(ExactIntDtype):
     """The pandas dtype of exact amounts in atto (exact Python integers); its name is ``"atto"``.
 
     ``pd.Series([10**27, 5], dtype="atto")`` makes one; hmyframe's fetchers give every exact
-    amount column this dtype. See :mod:`hmyframe.amounts` for what it supports.
+    native amount column this dtype. Arrow type ``decimal128(38, 0)``.
     """
 
     name = "atto"
-    type = int
-    kind = "O"
-    na_value = pd.NA
-    _is_numeric = True
-
-    @classmethod
-    def construct_array_type(cls) -> builtins.type[AttoArray]:
-        """The array class of this dtype, :class:`AttoArray`."""
-        return AttoArray
-
-    def __from_arrow__(self, array: pa.Array | pa.ChunkedArray) -> AttoArray:
-        """Build an :class:`AttoArray` from an Arrow integer or ``decimal(P, 0)`` array."""
-        return AttoArray._from_arrow(array)
-
-    def _get_common_dtype(self, dtypes: list[Any]) -> Any:
-        # atto with integers (numpy, nullable, Arrow ints or scale-0 decimals) stays atto
-        for dtype in dtypes:
-            if isinstance(dtype, AttoDtype):
-                continue
-            if isinstance(dtype, pd.ArrowDtype):
-                t = dtype.pyarrow_dtype
-                if pa.types.is_integer(t) or (pa.types.is_decimal(t) and t.scale == 0):
-                    continue
-                return None
-            if getattr(dtype, "kind", None) in ("i", "u"):
-                continue
-            return None
-        return self
+    storage = DECIMAL128
 
 
-# ---------------------------------------------------------------------------------------
-# scalar and bulk coercion
-# ---------------------------------------------------------------------------------------
-
-
-def _is_na(v: object) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT
-
-
-def _coerce(v: object) -> int | None:
-    """One value as an exact int, or ``None`` for a missing value; else :class:`AmountError`."""
-    if type(v) is int:
-        return v
-    if _is_na(v):
-        return None
-    if isinstance(v, bool | np.bool_):
-        raise AmountError(f"expected {_EXPECTED}, got the boolean {v!r}")
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, Decimal):
-        if v.is_finite() and v == v.to_integral_value():
-            return int(v)
-        raise AmountError(f"expected {_EXPECTED}, got the Decimal {v}")
-    if isinstance(v, float | np.floating):
-        f = float(v)
-        if math.isnan(f):
-            return None
-        if f.is_integer() and abs(f) <= _EXACT_FLOAT:
-            return int(f)
-        raise AmountError(
-            f"expected {_EXPECTED}, got the float {f!r} (floats beyond 2**53 or with a fraction are not exact)"
-        )
-    if isinstance(v, str):
-        text = v.strip().replace("_", "")
-        try:
-            if text.lower().startswith(("0x", "-0x")):
-                return int(text, 16)
-            if text.lstrip("+-").isdigit():
-                return int(text)
-        except ValueError:
-            pass
-        raise AmountError(f"expected {_EXPECTED}, got the string {short_repr(v)}")
-    raise AmountError(f"expected {_EXPECTED}, got {short_repr(v)}")
-
-
-def _from_values(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(data, mask)`` from any sequence of amounts: object ints (0 where missing) and a mask."""
-    if isinstance(values, AttoArray):
-        return values._data.copy(), values._mask.copy()
-    if isinstance(values, pa.Array | pa.ChunkedArray):
-        arr = AttoArray._from_arrow(values)
-        return arr._data, arr._mask
-    if isinstance(values, pd.Series | pd.Index):
-        values = values.array
-    if isinstance(values, pd.arrays.ArrowExtensionArray):
-        arr = AttoArray._from_arrow(values._pa_array)
-        return arr._data, arr._mask
-    if isinstance(values, ExtensionArray):
-        mask = np.asarray(values.isna(), dtype=bool)
-        objs = values.to_numpy(dtype=object, na_value=None)
-        return _from_values_objects(objs, mask)
-    if isinstance(values, np.ndarray) and values.ndim == 1:
-        if values.dtype.kind in "iu":
-            return values.astype(object), np.zeros(len(values), dtype=bool)
-        if values.dtype.kind == "f":
-            mask = np.isnan(values)
-            good = values[~mask]
-            bad = (good != np.round(good)) | (np.abs(good) > _EXACT_FLOAT)
-            if bad.any():
-                _coerce(float(good[np.argmax(bad)]))  # raises, naming the value
-            data = np.zeros(len(values), dtype=object)
-            data[~mask] = good.astype(np.int64).astype(object)
-            return data, mask
-    objs = np.empty(len(values), dtype=object)
-    objs[:] = list(values)
-    return _from_values_objects(objs, None)
-
-
-def _from_values_objects(objs: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    n = len(objs)
-    data = np.zeros(n, dtype=object)
-    out_mask = np.zeros(n, dtype=bool) if mask is None else mask.copy()
-    for i, v in enumerate(objs):
-        if out_mask[i]:
-            continue
-        c = _coerce(v)
-        if c is None:
-            out_mask[i] = True
-        else:
-            data[i] = c
-    return data, out_mask
-
-
-def _words_to_ints(words: np.ndarray) -> np.ndarray:
-    """Little-endian 128-bit two's complement words ``(n, 2)`` of uint64 -> object array of ints."""
-    lo = words[:, 0]
-    hi = words[:, 1].view(np.int64)
-    lo_signed = lo.view(np.int64)
-    if bool((hi == (lo_signed >> 63)).all()):  # every value fits int64: the usual case
-        return lo_signed.astype(object)
-    return cast("np.ndarray", lo.astype(object) + (hi.astype(object) << 64))
-
-
-# ---------------------------------------------------------------------------------------
-# the array
-# ---------------------------------------------------------------------------------------
-
-
-class AttoArray(ExtensionArray):  # type: ignore[misc]  # pandas is untyped here
+class AttoArray(ExactIntArray):
     """An array of exact amounts in atto (Python integers, with a missing-value mask).
 
-    Make one with ``pd.array(values, dtype="atto")``; see :mod:`hmyframe.amounts`.
+    Make one with ``pd.array(values, dtype="atto")``; see :mod:`hmyframe._exactint`.
     """
 
-    __array_priority__ = 1000  # numpy defers binary operators to ours
-    # pandas arrays of lower priority (Arrow-backed ints among them) defer to ours, so
-    # ``gas * gas_price`` is computed here, exactly, whichever side the atto column is on
-    __pandas_priority__ = 1500
+    _dtype = AttoDtype()
 
-    def __init__(self, data: np.ndarray, mask: np.ndarray) -> None:
-        if data.dtype != object or mask.dtype != bool or data.shape != mask.shape or data.ndim != 1:
-            raise AmountError("AttoArray needs a 1-D object array of ints and a bool mask of the same length")
-        self._data = data
-        self._mask = mask
 
-    # -- construction ----------------------------------------------------------------
+@register_extension_dtype
+class Uint256Dtype(ExactIntDtype):
+    """The pandas dtype of exact unsigned 256-bit integers (token amounts and ids): ``"uint256"``.
 
-    @classmethod
-    def _from_sequence(cls, scalars: Any, *, dtype: Any = None, copy: bool = False) -> AttoArray:
-        data, mask = _from_values(scalars)
-        return cls(data, mask)
+    ``pd.Series([0, 2**256 - 1], dtype="uint256")`` makes one. Values are exact Python ints in
+    0 .. 2**256 - 1 (others raise :class:`~hmyframe.errors.AmountError`); Arrow type ``string``
+    of base-10 digits.
+    """
 
-    @classmethod
-    def _from_scalars(cls, scalars: Any, *, dtype: Any) -> AttoArray:
-        # pandas casts the result of a pointwise function (Series.map, apply) back through
-        # here: only integers (and missing values) stay amounts; text or floats do not
-        objs = list(scalars)
-        for v in objs:
-            if isinstance(v, bool | np.bool_) or not (_is_na(v) or isinstance(v, numbers.Integral)):
-                raise TypeError(f"not an integer amount: {short_repr(v)}")
-        return cls._from_sequence(objs)
+    name = "uint256"
+    storage = DECIMAL_STRING
 
-    @classmethod
-    def _from_sequence_of_strings(cls, strings: Any, *, dtype: Any = None, copy: bool = False) -> AttoArray:
-        return cls._from_sequence(strings)
 
-    @classmethod
-    def _from_factorized(cls, values: np.ndarray, original: AttoArray) -> AttoArray:
-        return cls._from_sequence(values)
+class Uint256Array(ExactIntArray):
+    """An array of exact unsigned 256-bit integers (Python ints, with a missing-value mask).
 
-    @classmethod
-    def _from_arrow(cls, array: pa.Array | pa.ChunkedArray) -> AttoArray:
-        if isinstance(array, pa.ChunkedArray):
-            array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-        t = array.type
-        n = len(array)
-        mask = (
-            np.asarray(array.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-            if array.null_count
-            else np.zeros(n, dtype=bool)
+    Make one with ``pd.array(values, dtype="uint256")``; see :mod:`hmyframe._exactint`.
+    """
+
+    _dtype = Uint256Dtype()
+
+
+AttoDtype._array_type = AttoArray
+Uint256Dtype._array_type = Uint256Array
+
+
+def to_units(series: Any, decimals: Any, exact: bool = True) -> pd.Series:
+    """Scale integer amounts down by ``10**decimals``: exact ``Decimal`` values by default.
+
+    Parameters
+    ----------
+    series
+        Integer amounts: an ``atto`` or ``uint256`` column, a column of Arrow decimals,
+        integers or digit strings, or any sequence of integers (``None`` / NA for missing).
+    decimals
+        The token's ``decimals`` (18 for ONE): one non-negative integer, or one per row (a
+        sequence or Series of the same length; a missing value gives a missing result).
+    exact
+        ``True`` (default): exact :class:`decimal.Decimal` values (object dtype), e.g.
+        ``Decimal('1.5')`` for ``1_500_000`` at 6 decimals. ``False``: ``float64``, each value
+        correctly rounded.
+
+    Returns
+    -------
+    pandas.Series
+        Same index and name as ``series`` (a new ``RangeIndex`` for a plain sequence).
+
+    Raises
+    ------
+    AmountError
+        If a value is not an integer amount, or ``decimals`` is not a non-negative integer.
+
+    Examples
+    --------
+    >>> to_units(pd.Series([1_500_000, 2**256 - 1], dtype="uint256"), 6).tolist()[0]
+    Decimal('1.5')
+    >>> to_units([10**18], 18, exact=False).tolist()
+    [1.0]
+    """
+    index = series.index if isinstance(series, pd.Series) else None
+    name = series.name if isinstance(series, pd.Series) else None
+    data, mask = _from_values(series)
+    scales = _scales(decimals, len(data))
+    values = data.tolist()
+    if not exact:
+        floats = np.array(
+            [
+                np.nan if m or s is None else v / s
+                for v, m, s in zip(values, mask.tolist(), scales, strict=True)
+            ],
+            dtype=np.float64,
         )
-        if pa.types.is_decimal(t) and t.scale == 0:
-            if pa.types.is_decimal128(t):
-                words = np.frombuffer(
-                    array.buffers()[1], dtype=np.uint64, count=2 * n, offset=array.offset * 16
-                ).reshape(n, 2)
-                data = _words_to_ints(words)
-            else:  # decimal256 and narrower decimals: through Python (rare)
-                data = np.array([0 if v is None else int(v) for v in array.to_pylist()] + [0], dtype=object)[
-                    :n
-                ]
-        elif pa.types.is_integer(t):
-            data = array.fill_null(0).to_numpy(zero_copy_only=False).astype(object)
-        elif pa.types.is_null(t):
-            data = np.zeros(n, dtype=object)
-        else:
-            raise AmountError(f"an atto column needs Arrow integers or decimal(P, 0), got {t}")
-        data = np.asarray(data, dtype=object)
-        if mask.any():
-            data[mask] = 0
-        return cls(data, mask)
-
-    # -- the ExtensionArray interface ------------------------------------------------
-
-    @property
-    def dtype(self) -> AttoDtype:
-        """The ``atto`` dtype."""
-        return AttoDtype()
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __iter__(self) -> Iterator[Any]:
-        for v, m in zip(self._data.tolist(), self._mask.tolist(), strict=True):
-            yield pd.NA if m else v
-
-    def __getitem__(self, item: Any) -> Any:
-        if isinstance(item, numbers.Integral | np.integer):
-            i = int(item)
-            return pd.NA if self._mask[i] else self._data[i]
-        item = check_array_indexer(self, item)
-        return type(self)(self._data[item], self._mask[item])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        key = check_array_indexer(self, key)
-        data: Any
-        mask: Any
-        if pd.api.types.is_list_like(value) and not isinstance(value, str):
-            data, mask = _from_values(value)
-        else:
-            c = _coerce(value)
-            data, mask = (0, True) if c is None else (c, False)
-        self._data[key] = data
-        self._mask[key] = mask
-
-    @property
-    def nbytes(self) -> int:
-        """Memory held: the pointer and flag arrays plus the integer objects (estimated)."""
-        return int(self._data.nbytes + self._mask.nbytes + 32 * len(self))
-
-    def isna(self) -> np.ndarray:
-        """Boolean mask of missing values."""
-        return self._mask.copy()
-
-    def take(self, indices: Sequence[int], *, allow_fill: bool = False, fill_value: Any = None) -> AttoArray:
-        """Elements at ``indices`` (``-1`` gives ``fill_value`` when ``allow_fill``)."""
-        fill = None if fill_value is None or _is_na(fill_value) else _coerce(fill_value)
-        data = take(self._data, indices, allow_fill=allow_fill, fill_value=0 if fill is None else fill)
-        mask = take(self._mask, indices, allow_fill=allow_fill, fill_value=fill is None)
-        return type(self)(np.asarray(data, dtype=object), np.asarray(mask, dtype=bool))
-
-    def copy(self) -> AttoArray:
-        """A copy."""
-        return type(self)(self._data.copy(), self._mask.copy())
-
-    @classmethod
-    def _concat_same_type(cls, to_concat: Sequence[AttoArray]) -> AttoArray:
-        if not to_concat:
-            return cls(np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-        return cls(
-            np.concatenate([a._data for a in to_concat]).astype(object, copy=False),
-            np.concatenate([a._mask for a in to_concat]),
-        )
-
-    def _values_for_argsort(self) -> np.ndarray:
-        return self._data  # exact ints; missing entries are placed by pandas from the mask
-
-    def _values_for_factorize(self) -> tuple[np.ndarray, Any]:
-        values = self._data.copy()
-        values[self._mask] = None
-        return values, None
-
-    def _formatter(self, boxed: bool = False) -> Callable[[Any], str | None]:
-        return lambda v: "<NA>" if v is pd.NA else str(v)
-
-    # -- conversions -----------------------------------------------------------------
-
-    def _floats(self) -> np.ndarray:
-        """Correctly rounded float64 of each value (NaN where missing)."""
-        out = np.array([float(v) for v in self._data.tolist()], dtype=np.float64)
-        out[self._mask] = np.nan
-        return out
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if dtype is not None and np.dtype(dtype) == object:
-            return self.to_numpy(dtype=object)
-        if dtype is None or np.dtype(dtype).kind == "f":
-            return self._floats().astype(dtype or np.float64, copy=False)
-        return self.to_numpy(dtype=dtype)
-
-    def to_numpy(self, dtype: Any = None, copy: bool = False, na_value: Any = pd.NA) -> np.ndarray:
-        """Exact Python ints in an object array by default (``na_value`` where missing)."""
-        if na_value is no_default:
-            na_value = pd.NA
-        if dtype is None or np.dtype(dtype) == object:
-            out = self._data.copy()
-            out[self._mask] = na_value
-            return out
-        np_dtype = np.dtype(dtype)
-        if np_dtype.kind == "f":
-            out = self._floats().astype(np_dtype)
-            if na_value is not pd.NA and not _is_na(na_value):
-                out[self._mask] = na_value
-            return out
-        if np_dtype.kind in "iu":
-            if self._mask.any() and (na_value is pd.NA or _is_na(na_value)):
-                raise AmountError(f"cannot convert an atto column with missing values to {np_dtype}")
-            info = np.iinfo(np_dtype)
-            valid = self._data[~self._mask]
-            if len(valid) and (min(valid) < info.min or max(valid) > info.max):
-                raise AmountError(f"an atto value does not fit {np_dtype}: {max(valid, key=abs)}")
-            out = self._data.copy()
-            out[self._mask] = na_value if self._mask.any() else 0
-            return out.astype(np_dtype)
-        return np.asarray(self.to_numpy(dtype=object, na_value=None), dtype=np_dtype)
-
-    def astype(self, dtype: Any, copy: bool = True) -> Any:
-        """Convert: ``float`` (correctly rounded), ``object`` (exact ints), other integer or
-        extension dtypes (exact where they can hold the values), Arrow decimals, strings."""
-        dtype = pd.api.types.pandas_dtype(dtype)
-        if isinstance(dtype, AttoDtype):
-            return self.copy() if copy else self
-        if isinstance(dtype, pd.ArrowDtype):
-            arrow = self.__arrow_array__()
-            try:
-                return pd.array(arrow.cast(dtype.pyarrow_dtype), dtype=dtype)
-            except pa.ArrowInvalid as exc:
-                raise AmountError(f"cannot convert atto values to {dtype}: {exc}") from None
-        if isinstance(dtype, pd.StringDtype):
-            return pd.array(
-                [None if m else str(v) for v, m in zip(self._data, self._mask, strict=True)], dtype
-            )
-        if isinstance(dtype, ExtensionDtype):
-            objs = self.to_numpy(dtype=object, na_value=None)
-            if dtype.kind == "f":
-                objs = self.to_numpy(dtype=np.float64, na_value=np.nan)
-            return dtype.construct_array_type()._from_sequence(objs, dtype=dtype, copy=False)
-        if dtype.kind in "US":
-            return np.array(
-                [str(v) if not m else "<NA>" for v, m in zip(self._data, self._mask, strict=True)]
-            )
-        return self.to_numpy(dtype=dtype, na_value=np.nan if dtype.kind == "f" else pd.NA)
-
-    def __arrow_array__(self, type: pa.DataType | None = None) -> pa.Array:
-        """``decimal128(38, 0)`` (or ``type``), exact; a value of more than 38 digits raises."""
-        arr = _ints_to_decimal128(self._data, self._mask)
-        if type is not None and not type.equals(_ARROW_TYPE):
-            try:
-                return arr.cast(type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise AmountError(f"cannot convert atto values to Arrow {type}: {exc}") from None
-        return arr
-
-    # -- exact set operations ---------------------------------------------------------
-
-    def isin(self, values: Any) -> np.ndarray:
-        """Exact membership test (missing values match a missing value in ``values``)."""
-        wanted: set[int] = set()
-        has_na = False
-        for v in values if pd.api.types.is_list_like(values) else [values]:
-            try:
-                c = _coerce(v)
-            except AmountError:
-                continue  # a value that is no integer matches nothing
-            if c is None:
-                has_na = True
-            else:
-                wanted.add(c)
-        out = np.fromiter((v in wanted for v in self._data.tolist()), dtype=bool, count=len(self))
-        out[self._mask] = has_na
-        return out
-
-    def value_counts(self, dropna: bool = True) -> pd.Series:
-        """Exact counts of each value."""
-        counts: dict[int, int] = {}
-        for v in self._data[~self._mask].tolist():
-            counts[v] = counts.get(v, 0) + 1
-        keys = list(counts)
-        index_data = np.empty(len(keys), dtype=object)
-        index_data[:] = keys
-        idx_arr = AttoArray(index_data, np.zeros(len(keys), dtype=bool))
-        values = list(counts.values())
-        n_na = int(self._mask.sum())
-        if not dropna and n_na:
-            idx_arr = AttoArray._concat_same_type([idx_arr, AttoArray._from_sequence([None])])
-            values.append(n_na)
-        return pd.Series(values, index=pd.Index(idx_arr), dtype="Int64", name="count")
-
-    def searchsorted(self, value: Any, side: str = "left", sorter: Any = None) -> Any:
-        """Exact positions (the array must be sorted, missing values last)."""
-        data = self._data[~self._mask]
-        if pd.api.types.is_list_like(value):
-            needles = AttoArray._from_sequence(value)
-            return np.searchsorted(data, needles._data, side=side, sorter=sorter)  # type: ignore[call-overload]
-        c = _coerce(value)
-        return np.searchsorted(data, c, side=side, sorter=sorter)  # type: ignore[call-overload]
-
-    # -- arithmetic --------------------------------------------------------------------
-
-    def _operand(self, other: Any) -> tuple[Any, Any, bool] | None:
-        """``(values, mask, exact)`` of an operand, or ``None`` if we do not handle it."""
-        if isinstance(other, pd.Series | pd.Index | pd.DataFrame):
-            return None  # pandas unboxes and aligns first
-        if isinstance(other, AttoArray):
-            return other._data, other._mask, True
-        if _is_na(other):
-            return 0, True, True
-        if isinstance(other, bool | np.bool_):
-            return None
-        if isinstance(other, numbers.Integral):
-            return int(other), False, True
-        if isinstance(other, Decimal) and other.is_finite() and other == other.to_integral_value():
-            return int(other), False, True
-        if isinstance(other, float | np.floating | Fraction | Decimal):
-            return other, False, False
-        if isinstance(other, np.ndarray | ExtensionArray | list | tuple):
-            arr = other
-            if isinstance(arr, list | tuple):
-                arr = np.asarray(arr)
-            if len(arr) != len(self):
-                raise AmountError(f"operands have different lengths: {len(self)} and {len(arr)}")
-            kind = arr.dtype.kind if isinstance(arr, np.ndarray) else getattr(arr.dtype, "kind", "O")
-            if kind == "b":
-                return None
-            if kind == "f":
-                floats = np.asarray(arr, dtype=np.float64) if isinstance(arr, np.ndarray) else None
-                if floats is None:
-                    assert isinstance(arr, ExtensionArray)
-                    floats = arr.to_numpy(dtype=np.float64, na_value=np.nan)
-                return floats, np.isnan(floats), False
-            data, mask = _from_values(arr)
-            return data, mask, True
-        return None
-
-    def _arith(self, other: Any, op: Callable[[Any, Any], Any], name: str) -> Any:
-        got = self._operand(other)
-        if got is None:
-            return NotImplemented
-        values, other_mask, exact = got
-        mask = self._mask | other_mask
-        reflected = name.startswith("r")
-        base = name[1:] if reflected else name
-        if base == "truediv" or not exact:
-            return _float_result(self._data, values, mask, op, reflected)
-        with np.errstate(all="ignore"):
-            if base in ("floordiv", "mod"):
-                divisor = self._data if reflected else values
-                zero = divisor == 0
-                if np.any(zero):  # n // 0 and n % 0 are missing, not an exception
-                    mask = mask | zero
-                    divisor = np.where(zero, 1, divisor) if isinstance(divisor, np.ndarray) else 1
-                    if reflected:
-                        return _masked(op(divisor, values), mask)
-                    return _masked(op(self._data, divisor), mask)
-            if base == "pow":
-                exponent = self._data if reflected else values
-                if np.any(np.asarray(exponent < 0)):
-                    return _float_result(self._data, values, mask, op, reflected)
-            return _masked(op(self._data, values), mask)
-
-    def __add__(self, other: Any) -> Any:
-        return self._arith(other, operator.add, "add")
-
-    def __radd__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b + a, "radd")
-
-    def __sub__(self, other: Any) -> Any:
-        return self._arith(other, operator.sub, "sub")
-
-    def __rsub__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b - a, "rsub")
-
-    def __mul__(self, other: Any) -> Any:
-        return self._arith(other, operator.mul, "mul")
-
-    def __rmul__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b * a, "rmul")
-
-    def __floordiv__(self, other: Any) -> Any:
-        return self._arith(other, operator.floordiv, "floordiv")
-
-    def __rfloordiv__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b // a, "rfloordiv")
-
-    def __mod__(self, other: Any) -> Any:
-        return self._arith(other, operator.mod, "mod")
-
-    def __rmod__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b % a, "rmod")
-
-    def __pow__(self, other: Any) -> Any:
-        return self._arith(other, operator.pow, "pow")
-
-    def __rpow__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b**a, "rpow")
-
-    def __truediv__(self, other: Any) -> Any:
-        return self._arith(other, operator.truediv, "truediv")
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return self._arith(other, lambda a, b: b / a, "rtruediv")
-
-    def __neg__(self) -> AttoArray:
-        return type(self)(-self._data, self._mask.copy())
-
-    def __pos__(self) -> AttoArray:
-        return self.copy()
-
-    def __abs__(self) -> AttoArray:
-        return type(self)(np.abs(self._data), self._mask.copy())
-
-    def _compare(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
-        got = self._operand(other)
-        if got is None:
-            return NotImplemented
-        values, other_mask, _exact = got
-        result = np.asarray(op(self._data, values), dtype=bool)  # Python compares int/float exactly
-        return pd.arrays.BooleanArray(result, np.asarray(self._mask | other_mask, dtype=bool))
-
-    def __eq__(self, other: object) -> Any:
-        return self._compare(other, operator.eq)
-
-    def __ne__(self, other: object) -> Any:
-        return self._compare(other, operator.ne)
-
-    def __lt__(self, other: Any) -> Any:
-        return self._compare(other, operator.lt)
-
-    def __le__(self, other: Any) -> Any:
-        return self._compare(other, operator.le)
-
-    def __gt__(self, other: Any) -> Any:
-        return self._compare(other, operator.gt)
-
-    def __ge__(self, other: Any) -> Any:
-        return self._compare(other, operator.ge)
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method == "__call__" and not kwargs:
-            exact = _EXACT_UFUNCS.get(ufunc.__name__)
-            if exact is not None and len(inputs) == 2:
-                a, b = inputs
-                return exact(a, b)
-            if ufunc is np.negative:
-                return -self
-            if ufunc is np.absolute:
-                return abs(self)
-            if ufunc is np.positive:
-                return self.copy()
-        # everything else (logs, sqrt, trigonometry...) on the float view
-        floats = [np.asarray(x, dtype=np.float64) if isinstance(x, AttoArray) else x for x in inputs]
-        return getattr(ufunc, method)(*floats, **kwargs)
-
-    # -- reductions and accumulations --------------------------------------------------
-
-    def _valid(self) -> list[int]:
-        return cast("list[int]", self._data[~self._mask].tolist())
-
-    def _reduce(self, name: str, *, skipna: bool = True, keepdims: bool = False, **kwargs: Any) -> Any:
-        if not skipna and self._mask.any():
-            result: Any = pd.NA
-        else:
-            result = _reduce_ints(name, self._valid(), kwargs)
-        if not keepdims:
-            return result
-        if isinstance(result, int) or result is pd.NA:
-            return type(self)._from_sequence([result])
-        return np.array([result], dtype=np.float64 if not isinstance(result, bool) else bool)
-
-    def _accumulate(self, name: str, *, skipna: bool = True, **kwargs: Any) -> AttoArray:
-        step = _ACCUMULATORS.get(name)
-        if step is None:
-            raise AmountError(f"the atto dtype does not support {name}; use the *_one float column")
-        out = np.zeros(len(self), dtype=object)
-        mask = self._mask.copy()
-        running: int | None = None
-        broken = False
-        for i, (v, m) in enumerate(zip(self._data.tolist(), self._mask.tolist(), strict=True)):
-            if m or broken:
-                if not skipna:
-                    broken = True
-                    mask[i] = True
-                continue
-            running = v if running is None else step(running, v)
-            out[i] = running
-        return type(self)(out, mask)
-
-    def _quantile(self, qs: npt.NDArray[np.float64], interpolation: str) -> np.ndarray:
-        values = sorted(self._valid())
-        return np.array([_quantile_of_sorted(values, float(q), interpolation) for q in qs], dtype=np.float64)
-
-    def _groupby_op(
-        self,
-        *,
-        how: str,
-        has_dropped_na: bool,
-        min_count: int,
-        ngroups: int,
-        ids: npt.NDArray[np.intp],
-        **kwargs: Any,
-    ) -> Any:
-        if how in ("first", "last"):
-            return super()._groupby_op(
-                how=how,
-                has_dropped_na=has_dropped_na,
-                min_count=min_count,
-                ngroups=ngroups,
-                ids=ids,
-                **kwargs,
-            )
-        ids = np.asarray(ids)
-        if how in ("cumsum", "cumprod", "cummin", "cummax"):
-            step = _ACCUMULATORS[how]
-            skipna = kwargs.get("skipna", True)
-            out = np.zeros(len(self), dtype=object)
-            mask = self._mask.copy() | (ids < 0)
-            running: dict[int, int] = {}
-            broken: set[int] = set()
-            for i, (g, v, m) in enumerate(
-                zip(ids.tolist(), self._data.tolist(), self._mask.tolist(), strict=True)
-            ):
-                if g < 0:
-                    continue
-                if m or g in broken:
-                    if not skipna:
-                        broken.add(g)
-                        mask[i] = True
-                    continue
-                running[g] = v if g not in running else step(running[g], v)
-                out[i] = running[g]
-            return type(self)(out, mask)
-        groups: list[list[int]] = [[] for _ in range(ngroups)]
-        has_na = [False] * ngroups
-        for g, v, m in zip(ids.tolist(), self._data.tolist(), self._mask.tolist(), strict=True):
-            if g < 0:
-                continue
-            if m:
-                has_na[g] = True
-            else:
-                groups[g].append(v)
-        skipna = kwargs.pop("skipna", True)
-        results = []
-        for g, values in enumerate(groups):
-            if (not skipna and has_na[g]) or (how in ("sum", "prod") and len(values) < max(min_count, 0)):
-                results.append(pd.NA)
-            else:
-                results.append(_reduce_ints(how, values, kwargs))
-        if how in ("sum", "prod", "min", "max"):
-            return type(self)._from_sequence(results)
-        if how in ("any", "all"):
-            return np.array([bool(r) if r is not pd.NA else False for r in results])
-        return np.array([np.nan if r is pd.NA else r for r in results], dtype=np.float64)
-
-
-_EXACT_UFUNCS: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add,
-    "subtract": operator.sub,
-    "multiply": operator.mul,
-    "floor_divide": operator.floordiv,
-    "remainder": operator.mod,
-    "true_divide": operator.truediv,
-    "equal": operator.eq,
-    "not_equal": operator.ne,
-    "less": operator.lt,
-    "less_equal": operator.le,
-    "greater": operator.gt,
-    "greater_equal": operator.ge,
-}
-
-_ACCUMULATORS: dict[str, Callable[[int, int], int]] = {
-    "cumsum": operator.add,
-    "cumprod": operator.mul,
-    "cummin": min,
-    "cummax": max,
-}
-
-
-def _masked(data: Any, mask: np.ndarray | bool) -> AttoArray:
-    arr = np.asarray(data, dtype=object)
-    m = np.broadcast_to(np.asarray(mask, dtype=bool), arr.shape).copy()
-    if m.any():
-        arr = arr.copy()
-        arr[m] = 0
-    return AttoArray(arr, m)
-
-
-def _float_result(
-    data: np.ndarray, values: Any, mask: np.ndarray | bool, op: Callable[[Any, Any], Any], reflected: bool
-) -> np.ndarray:
-    """An operation leaving the integers (``/``, a float operand): float64, NaN where missing."""
-    out = np.empty(len(data), dtype=np.float64)
-    m = np.broadcast_to(np.asarray(mask, dtype=bool), out.shape)
-    other = np.broadcast_to(np.asarray(values, dtype=object), out.shape) if np.ndim(values) else None
-    for i, a in enumerate(data.tolist()):
-        if m[i]:
-            out[i] = np.nan
-            continue
-        b = values if other is None else other[i]
-        try:
-            out[i] = float(op(a, b))
-        except ZeroDivisionError:
-            numerator = float(b if reflected else a)
-            out[i] = np.nan if numerator == 0 else math.copysign(math.inf, numerator)
-        except OverflowError:
-            out[i] = math.inf
-    return out
-
-
-def _reduce_ints(name: str, values: list[int], kwargs: dict[str, Any]) -> Any:
-    n = len(values)
-    if name == "sum":
-        return sum(values) if n >= kwargs.get("min_count", 0) else pd.NA
-    if name == "prod":
-        return math.prod(values) if n >= kwargs.get("min_count", 0) else pd.NA
-    if name in ("min", "max"):
-        return (min if name == "min" else max)(values) if n else pd.NA
-    if name == "any":
-        return any(values)
-    if name == "all":
-        return all(values)
-    if name == "mean":
-        return sum(values) / n if n else np.nan  # int / int: correctly rounded
-    if name == "median":
-        return _quantile_of_sorted(sorted(values), 0.5, "linear") if n else np.nan
-    if name in ("var", "std", "sem"):
-        ddof = int(kwargs.get("ddof", 1))
-        if n - ddof <= 0:
-            return np.nan
-        total = sum(values)
-        squares = sum(v * v for v in values)
-        variance = Fraction(n * squares - total * total, n * (n - ddof))
-        if name == "var":
-            return float(variance)
-        std = math.sqrt(float(variance))
-        return std if name == "std" else std / math.sqrt(n)
-    if name in ("skew", "kurt"):
-        floats = pd.Series([float(v) for v in values], dtype=np.float64)
-        return float(floats.skew() if name == "skew" else floats.kurt())
-    raise AmountError(f"the atto dtype does not support {name}; use the *_one float column")
-
-
-def _quantile_of_sorted(values: list[int], q: float, interpolation: str) -> float:
-    if not values:
-        return math.nan
-    position = Fraction(q) * (len(values) - 1)
-    lo = math.floor(position)
-    hi = math.ceil(position)
-    a, b = values[lo], values[hi]
-    frac = position - lo
-    if interpolation == "lower":
-        return float(a)
-    if interpolation == "higher":
-        return float(b)
-    if interpolation == "nearest":
-        return float(a if frac < Fraction(1, 2) or (frac == Fraction(1, 2) and lo % 2 == 0) else b)
-    if interpolation == "midpoint":
-        return float(Fraction(a + b, 2))
-    return float(a + (b - a) * frac)
-
-
-def _ints_to_decimal128(data: np.ndarray, mask: np.ndarray) -> pa.Array:
-    """Exact ints -> ``decimal128(38, 0)``; more than 38 digits raises :class:`AmountError`."""
-    n = len(data)
-    valid = data[~mask]
-    if len(valid) == 0:
-        return pa.nulls(n, type=_ARROW_TYPE) if n else pa.array([], type=_ARROW_TYPE)
-    lo_v, hi_v = min(valid), max(valid)
-    if hi_v >= _DECIMAL_LIMIT or lo_v <= -_DECIMAL_LIMIT:
-        bad = hi_v if hi_v >= _DECIMAL_LIMIT else lo_v
-        row = int(np.flatnonzero((data == bad) & ~mask)[0])
-        raise AmountError(
-            f"amount {bad} (row {row}) does not fit decimal128(38, 0): expected at most 38 decimal digits"
-        )
-    words = np.empty((n, 2), dtype=np.uint64)
-    filled = data if not mask.any() else np.where(mask, 0, data)
-    if lo_v >= _INT64_MIN and hi_v <= _INT64_MAX:
-        small = filled.astype(np.int64)
-        words[:, 0] = small.view(np.uint64)
-        words[:, 1] = (small >> 63).view(np.uint64)
-    else:
-        words[:, 0] = (filled & _MASK64).astype(np.uint64)
-        words[:, 1] = (filled >> 64).astype(np.int64).view(np.uint64)
-    validity = None
-    if mask.any():
-        validity = pa.array(~mask, type=pa.bool_()).buffers()[1]
-    return pa.Array.from_buffers(
-        _ARROW_TYPE, n, [validity, pa.py_buffer(words.tobytes())], null_count=int(mask.sum())
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# ONE
-# ---------------------------------------------------------------------------------------
+        return pd.Series(floats, index=index, name=name, dtype=np.float64)
+    out = np.empty(len(data), dtype=object)
+    with localcontext() as ctx:
+        # a quotient by a power of ten has the digits of the dividend: exact within this
+        ctx.prec = max(100, *(len(str(abs(v))) + 2 for v in values)) if values else 100
+        for i, (v, m, s) in enumerate(zip(values, mask.tolist(), scales, strict=True)):
+            out[i] = None if m or s is None else Decimal(v) / Decimal(s)
+    return pd.Series(out, index=index, name=name, dtype=object)
+
+
+def _scales(decimals: Any, n: int) -> list[int | None]:
+    """``10**decimals`` for each of ``n`` rows (``None`` where decimals is missing)."""
+    if pd.api.types.is_list_like(decimals):
+        given = list(decimals)
+        if len(given) != n:
+            raise AmountError(f"decimals has {len(given)} values for {n} amounts: expected one per amount")
+        return [None if _is_na(d) else 10 ** _decimals(d) for d in given]
+    return [10 ** _decimals(decimals)] * n
+
+
+def _decimals(d: Any) -> int:
+    if isinstance(d, bool | np.bool_) or not isinstance(d, numbers.Integral) or int(d) < 0 or int(d) > 255:
+        raise AmountError(f"expected decimals as an integer 0 .. 255, got {short_repr(d)}")
+    return int(d)
 
 
 def to_one(series: Any, exact: bool = False) -> pd.Series:
-    """Turn an atto amount column into ONE (1 ONE = 10**18 atto).
+    """Turn an atto amount column into ONE (1 ONE = 10**18 atto): :func:`to_units` at 18 decimals.
 
     Parameters
     ----------
@@ -917,17 +212,4 @@ def to_one(series: Any, exact: bool = False) -> pd.Series:
     >>> to_one(pd.Series([10**18 + 1], dtype="atto"), exact=True)[0]
     Decimal('1.000000000000000001')
     """
-    index = series.index if isinstance(series, pd.Series) else None
-    name = series.name if isinstance(series, pd.Series) else None
-    arr = AttoArray._from_sequence(series)
-    if not exact:
-        values = np.array([v / ATTO_PER_ONE for v in arr._data.tolist()], dtype=np.float64)
-        values[arr._mask] = np.nan
-        return pd.Series(values, index=index, name=name, dtype=np.float64)
-    out = np.empty(len(arr), dtype=object)
-    with localcontext() as ctx:
-        ctx.prec = 100  # a 38-digit amount divided by 10**18 is exact well within this
-        scale = Decimal(ATTO_PER_ONE)
-        for i, (v, m) in enumerate(zip(arr._data.tolist(), arr._mask.tolist(), strict=True)):
-            out[i] = None if m else Decimal(v) / scale
-    return pd.Series(out, index=index, name=name, dtype=object)
+    return to_units(series, 18, exact=exact)

@@ -355,9 +355,15 @@ class Cache:
         end: int,
         table: pa.Table,
         provenance: _provenance.Provenance | None = None,
+        *,
+        replace: bool = False,
     ) -> PurePath | None:
         """Atomically write the rows of blocks ``start..end`` (all of them, maybe none);
         ``provenance`` (where they were fetched) goes into the footer (:mod:`hmyframe._provenance`).
+
+        ``replace=True`` publishes the file even when other files already hold all these
+        blocks: a compaction of narrower files into this one (the overlap repair that follows
+        the rename then removes them, the wider file winning).
 
         Returns
         -------
@@ -372,7 +378,9 @@ class Cache:
         def covered() -> bool:
             return not _gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
-        written = self._write(path, dataset, table, expected, skip_if=covered, provenance=provenance)
+        written = self._write(
+            path, dataset, table, expected, skip_if=None if replace else covered, provenance=provenance
+        )
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them
@@ -615,6 +623,8 @@ class Cache:
     ) -> bool:
         """Write ``table`` with its integrity record and provenance to ``path`` atomically;
         ``False`` if skipped."""
+        from hmyframe._pandas_meta import PANDAS_KEY, pandas_metadata
+
         meta = dict(dataset.schema.metadata or {})
         meta.update(_provenance.footer(provenance))
         meta.update(
@@ -628,6 +638,8 @@ class Cache:
                 _META_PREFIX + b"start": str(expected.start).encode(),
                 _META_PREFIX + b"end": str(expected.end).encode(),
                 _META_PREFIX + b"rows": str(table.num_rows).encode(),
+                # plain pd.read_parquet gives a fetch's dtypes (see hmyframe._pandas_meta)
+                PANDAS_KEY: pandas_metadata(dataset.schema),
             }
         )
         table = table.replace_schema_metadata(meta)

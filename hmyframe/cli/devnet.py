@@ -1,6 +1,6 @@
 """``hmyframe devnet``: serve a simulated Harmony network on 127.0.0.1 until interrupted.
 
-Prints one line per shard with its URL and trace URL, then serves; Ctrl-C or SIGTERM stops it
+Prints one line per shard with its URL and trace URL, then one with its WebSocket URL, then serves; Ctrl-C or SIGTERM stops it
 with exit code 0.
 
 Fault-injection syntax for ``--faults`` (rules separated by ``;``)::
@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from hmyframe.devnet import Devnet, RateLimit
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.faults import parse_fault_spec
 
 __all__ = ["register", "run"]
@@ -41,7 +42,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "devnet",
         help="serve a deterministic simulated Harmony network on 127.0.0.1",
-        description="Serve a deterministic simulated Harmony network (one port and one trace port per shard) "
+        description="Serve a deterministic simulated Harmony network (one port, one trace port and one "
+        "WebSocket port per shard) "
         "until interrupted.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -55,7 +57,8 @@ def register(subparsers: Any) -> None:
         "--port",
         type=int,
         default=0,
-        help="first port: shard s on PORT+2s, its trace port on PORT+2s+1 (default 0: ephemeral ports)",
+        help="first port: shard s on PORT+2s, its trace port on PORT+2s+1, its WebSocket port on PORT+300+2s "
+        "(default 0: ephemeral ports)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--profile", choices=("current", "legacy"), default="current", help="node format")
@@ -68,6 +71,16 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--epoch-length", type=int, default=200, help="blocks per epoch (default 200)")
     parser.add_argument("--validators", type=int, default=300, help="validator population (default 300)")
+    parser.add_argument(
+        "--token-density",
+        type=float,
+        default=DEFAULT_TOKEN_DENSITY,
+        metavar="TX_PER_BLOCK",
+        help=(
+            "expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed transfers) "
+            f"per block with plain transactions, 0 to 50 (default {DEFAULT_TOKEN_DENSITY}; 0: none)"
+        ),
+    )
     parser.add_argument(
         "--no-validator-rate-limit",
         action="store_true",
@@ -86,7 +99,11 @@ def register(subparsers: Any) -> None:
         help="global per-node limit on calls (the real node's default is 1000; default here: none)",
     )
     parser.add_argument(
-        "--mine-every", type=float, default=0.0, metavar="SECONDS", help="mine a block every N s"
+        "--mine-every",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="mine a block every N s (pushed to WebSocket newHeads subscribers)",
     )
     parser.add_argument("--faults", default=None, metavar="SPEC", help="fault-injection rules (see below)")
     parser.set_defaults(handler=run)
@@ -109,13 +126,15 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         epoch_length=args.epoch_length,
         validators=args.validators,
+        token_density=args.token_density,
         faults=faults,
         gzip=not args.no_gzip,
+        mine_every=args.mine_every,
     )
-    return asyncio.run(_serve(devnet, float(args.mine_every)))
+    return asyncio.run(_serve(devnet))
 
 
-async def _serve(devnet: Devnet, mine_every: float) -> int:
+async def _serve(devnet: Devnet) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -132,14 +151,9 @@ async def _serve(devnet: Devnet, mine_every: float) -> int:
         )
         for shard, (url, trace_url) in enumerate(zip(devnet.urls, devnet.trace_urls, strict=True)):
             print(f"shard {shard}: {url}  trace: {trace_url}", flush=True)
+        for shard, ws_url in enumerate(devnet.ws_urls):
+            print(f"shard {shard} websocket (newHeads): {ws_url}", flush=True)
         print("serving; press Ctrl-C to stop", file=sys.stderr, flush=True)
-        if mine_every > 0:
-            while not stop.is_set():
-                try:
-                    await asyncio.wait_for(stop.wait(), timeout=mine_every)
-                except TimeoutError:
-                    devnet.mine(1)
-        else:
-            await stop.wait()
+        await stop.wait()
     print("hmyframe devnet: stopped", file=sys.stderr, flush=True)
     return 0

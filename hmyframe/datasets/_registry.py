@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -127,7 +127,8 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
 
     Exact amounts (``decimal128(38, 0)``) become the ``atto`` dtype of :mod:`hmyframe.amounts`
     (exact integers that do arithmetic: ``+``, ``-``, ``sum``, ``cumsum``, ``groupby``,
-    ``describe``...). Every other column keeps its Arrow type as its pandas dtype (timestamps
+    ``describe``...), and a column whose field metadata names a dtype
+    (``b"hmyframe.dtype": b"uint256"`` on a string of digits) becomes that dtype. Every other column keeps its Arrow type as its pandas dtype (timestamps
     keep UTC). ``pa.Table.from_pandas(df)`` and ``df.to_parquet()`` give back the same Arrow types.
 
     Parameters
@@ -142,7 +143,32 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     """
     if not isinstance(table, pa.Table):
         raise ConfigError(f"to_pandas() needs a pyarrow.Table, got {short_repr(table)}")
-    return table.to_pandas(types_mapper=_pandas_dtype)
+    from hmyframe._pandas_meta import DTYPE_KEY
+
+    frame = table.to_pandas(types_mapper=_pandas_dtype)
+    # uint256 and the like: named in the field metadata (dataset schemas), or in the pandas
+    # metadata pyarrow writes for a frame's extension dtype (a file from df.to_parquet)
+    written = {
+        c.get("field_name"): c.get("numpy_type")
+        for c in (table.schema.pandas_metadata or {}).get("columns", [])
+    }
+    for i, f in enumerate(table.schema):
+        named = (f.metadata or {}).get(DTYPE_KEY, b"").decode() or written.get(f.name)
+        if named in _NAMED_DTYPES and pa.types.is_string(f.type):
+            frame[f.name] = _dtype_named(named).__from_arrow__(table.column(i))
+    return frame
+
+
+#: exact-integer dtypes stored as digit strings, recognised by name
+_NAMED_DTYPES = ("uint256",)
+
+
+def _dtype_named(name: str) -> Any:
+    import pandas as pd
+
+    import hmyframe.amounts  # noqa: F401  (registers the exact-integer dtypes by name)
+
+    return pd.api.types.pandas_dtype(name)
 
 
 def _pandas_dtype(t: pa.DataType) -> object:

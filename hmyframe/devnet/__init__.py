@@ -1,7 +1,8 @@
 """A deterministic simulated Harmony network served over real HTTP on 127.0.0.1.
 
 :class:`Devnet` generates a chain from a seed (:class:`Chain`) and serves it like a set of
-Harmony nodes: one port per shard plus one trace ("auth") port per shard, the node's exact
+Harmony nodes: one port per shard plus one trace ("auth") port and one WebSocket port (``newHeads``
+subscriptions) per shard, the node's exact
 JSON (``hmy_``/``hmyv2_``, ``current`` or ``legacy`` profile), its protocol quirks and
 limits, with fault injection and request statistics for tests.
 
@@ -24,11 +25,12 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any
 
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
 from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
 from hmyframe.devnet.render import PROFILES, Profile
-from hmyframe.devnet.server import DevnetServer, ServerConfig
+from hmyframe.devnet.server import WS_PORT_OFFSET, DevnetServer, ServerConfig
 from hmyframe.devnet.stats import DevnetStats, StatsSnapshot
 from hmyframe.errors import ConfigError
 
@@ -90,12 +92,17 @@ class Devnet:
         deadline) or a :class:`RateLimit`; ``None`` (default) for none. The real node's
         default is 1000 req/s (``--rpc.ratelimit``).
     port
-        0: ephemeral ports. Otherwise shard ``s`` listens on ``port + 2s`` and its trace port
-        on ``port + 2s + 1`` (like localnet's 9500/9501).
+        0: ephemeral ports. Otherwise shard ``s`` listens on ``port + 2s``, its trace port
+        on ``port + 2s + 1`` and its WebSocket port on ``port + 300 + 2s`` (like localnet's
+        9500/9501/9800).
     host
         Interface to bind.
     epoch_length, validators
         Chain parameters (blocks per epoch, validators created).
+    token_density
+        Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
+        transfers) per block with plain transactions; 0 for none (see
+        :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
     faults
         Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
@@ -105,6 +112,10 @@ class Devnet:
         Gzip answers for clients that accept it, as the node does (default). ``False`` serves
         every client identity-encoded bytes: a benchmark comparing clients whose HTTP
         libraries ask for gzip with ones that do not gives them all the same encoding.
+    mine_every
+        While serving, mine one block on every shard each ``mine_every`` seconds (0: never,
+        the default). The attribute can be changed while serving: 0 pauses the mining (a
+        stalled chain), a positive value resumes it.
 
     Attributes
     ----------
@@ -114,8 +125,8 @@ class Devnet:
         Server-side request statistics.
     faults : FaultInjector
         Runtime fault rules (``devnet.faults.add(...)``, ``devnet.faults.clear()``).
-    urls, trace_urls : list of str
-        Each shard's URL and trace URL (set while running).
+    urls, trace_urls, ws_urls : list of str
+        Each shard's URL, trace URL and WebSocket URL (set while running).
     """
 
     def __init__(
@@ -133,9 +144,11 @@ class Devnet:
         host: str = "127.0.0.1",
         epoch_length: int = 200,
         validators: int = 300,
+        token_density: float = DEFAULT_TOKEN_DENSITY,
         faults: FaultInjector | str | Iterable[FaultRule | str] | None = None,
         cache_bytes: int = 128 * 1024 * 1024,
         gzip: bool = True,
+        mine_every: float = 0.0,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(gzip, bool):
@@ -147,9 +160,10 @@ class Devnet:
         latency = _check_number("latency_ms", latency_ms)
         block_cost = _check_number("block_cost_ms", block_cost_ms)
         port = _check_int("port", port, 0, 65535)
-        if port and port + 2 * shards - 1 > 65535:
+        top = WS_PORT_OFFSET + 2 * shards - 2
+        if port and port + top > 65535:
             raise ConfigError(
-                f"Devnet port={port} leaves no room for {shards} shards (needs up to port+{2 * shards - 1})"
+                f"Devnet port={port} leaves no room for {shards} shards (needs up to port+{top})"
             )
         host_value: object = host
         if not isinstance(host_value, str) or not host_value:
@@ -189,7 +203,12 @@ class Devnet:
         self.profile: Profile = profile
         self.seed = seed
         self.chain = Chain(
-            seed=seed, shards=shards, blocks=blocks, epoch_length=epoch_length, validators=validators
+            seed=seed,
+            shards=shards,
+            blocks=blocks,
+            epoch_length=epoch_length,
+            validators=validators,
+            token_density=token_density,
         )
         self.stats = DevnetStats()
         self._config = ServerConfig(
@@ -207,6 +226,8 @@ class Devnet:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stop_event: asyncio.Event | None = None
+        self._mine_every = _check_number("mine_every", mine_every)
+        self._miner: asyncio.Task[None] | None = None
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -231,6 +252,11 @@ class Devnet:
     def trace_urls(self) -> list[str]:
         """Trace-port URL of each shard."""
         return list(self._require_server().trace_urls)
+
+    @property
+    def ws_urls(self) -> list[str]:
+        """WebSocket URL of each shard (``hmy_subscribe`` / ``eth_subscribe`` ``newHeads``)."""
+        return list(self._require_server().ws_urls)
 
     @property
     def url(self) -> str:
@@ -263,10 +289,54 @@ class Devnet:
             future: Future[None] = asyncio.run_coroutine_threadsafe(self._mine(n), loop)
             future.result()
         else:
-            self.chain.mine(n)
+            self._mine_now(n)
 
     async def _mine(self, n: int) -> None:
+        self._mine_now(n)
+
+    def _mine_now(self, n: int) -> None:
         self.chain.mine(n)
+        if self._server is not None:
+            self._server.heads_changed()
+
+    def ws_subscribers(self, shard: int) -> int:
+        """Number of live ``newHeads`` subscriptions on ``shard``'s WebSocket port."""
+        return self._require_server().heads.subscribers(_check_int("shard", shard, 0, self.n_shards - 1))
+
+    def drop_websockets(self) -> None:
+        """Close every WebSocket client connection, as a node restart does (any thread)."""
+        self._require_server().drop_websockets()
+
+    @property
+    def mine_every(self) -> float:
+        """Seconds between blocks mined while serving (0: no mining); settable while serving."""
+        return self._mine_every
+
+    @mine_every.setter
+    def mine_every(self, seconds: float) -> None:
+        value = _check_number("mine_every", seconds)
+        self._mine_every = value
+        loop = self._loop
+        if loop is not None and self._thread is not None and threading.current_thread() is not self._thread:
+            loop.call_soon_threadsafe(self._restart_miner)
+        elif self._server is not None:
+            self._restart_miner()
+
+    def _restart_miner(self) -> None:
+        if self._miner is not None:
+            self._miner.cancel()
+            self._miner = None
+        if self._mine_every > 0 and self._server is not None:
+            self._miner = asyncio.get_running_loop().create_task(self._mine_forever(self._mine_every))
+
+    async def _mine_forever(self, interval: float) -> None:
+        # On a fixed schedule (not sleep after work), so block times do not drift under load.
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        while True:
+            due += interval
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            self._mine_now(1)
 
     # -- async context ------------------------------------------------------------------------------
 
@@ -277,9 +347,13 @@ class Devnet:
         server = DevnetServer(self.chain, self._config, faults=self.faults, stats=self.stats)
         await server.start()
         self._server = server
+        self._restart_miner()
 
     async def stop(self) -> None:
         """Stop serving (what leaving ``async with`` does)."""
+        miner, self._miner = self._miner, None
+        if miner is not None:
+            miner.cancel()
         server, self._server = self._server, None
         if server is not None:
             await server.stop()

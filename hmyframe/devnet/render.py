@@ -46,6 +46,7 @@ import msgspec
 
 from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet.model import (
+    EMPTY_BLOOM,
     ZERO_ADDRESS,
     ZERO_HASH,
     Block,
@@ -71,6 +72,7 @@ __all__ = [
     "cx_proof_obj",
     "dec18",
     "encode",
+    "header_obj",
     "hexq",
     "legacy_validator_obj",
     "sharding_structure_obj",
@@ -85,8 +87,6 @@ Profile = Literal["current", "legacy"]
 Gen = Literal[1, 2]
 PROFILES: tuple[Profile, ...] = ("current", "legacy")
 
-#: ``logsBloom`` of a block without logs: 256 zero bytes.
-EMPTY_BLOOM = "0x" + "00" * 256
 #: Keccak of the RLP of an empty uncle list (``sha3Uncles`` of every Harmony header).
 EMPTY_UNCLE_HASH = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
 _ZERO_NONCE = "0x0000000000000000"
@@ -421,7 +421,7 @@ def block_obj(
             "parentHash": block.parent_hash,
             "nonce": 0,
             "mixHash": ZERO_HASH,
-            "logsBloom": EMPTY_BLOOM,
+            "logsBloom": block.logs_bloom,
             "stateRoot": block.state_root,
             "miner": _one(block.leader) if block.leader else "",
             "difficulty": 0,
@@ -455,7 +455,7 @@ def block_obj(
         "gasLimit": num(block.gas_limit),
         "gasUsed": num(block.gas_used),
         "hash": block.hash,
-        "logsBloom": EMPTY_BLOOM,
+        "logsBloom": block.logs_bloom,
         "miner": (block.leader or ZERO_ADDRESS).lower(),
         "mixHash": ZERO_HASH,
         "nonce": 0,
@@ -649,7 +649,39 @@ def wrap_legacy_validators(objs: Iterable[dict[str, Any]]) -> list[dict[str, Any
 # --------------------------------------------------------------------------------------------
 
 
-def _cx_header_obj(h: Block) -> dict[str, Any]:
+#: The header keys of the early-2020 node (``block/v0..v2`` ``MarshalJSON``): go-ethereum's,
+#: without ``sha3Uncles``/``nonce``/``difficulty`` and Harmony's ``viewID``/``epoch``/``shardID``.
+_LEGACY_HEADER_KEYS = (
+    "parentHash",
+    "miner",
+    "stateRoot",
+    "transactionsRoot",
+    "receiptsRoot",
+    "logsBloom",
+    "number",
+    "gasLimit",
+    "gasUsed",
+    "timestamp",
+    "extraData",
+    "mixHash",
+    "hash",
+)
+
+
+def header_obj(h: Block, profile: Profile = "current") -> dict[str, Any]:
+    """A block header as the node's ``block.Header.MarshalJSON`` writes it.
+
+    Used in cross-shard proofs and in ``newHeads`` notifications. ``number``, gas and
+    ``timestamp`` are hex; ``viewID``, ``epoch`` and ``shardID`` JSON integers. The
+    ``legacy`` profile keeps the early-2020 node's 13 keys.
+    """
+    obj = _header_fields(h)
+    if profile == "legacy":
+        return {key: obj[key] for key in _LEGACY_HEADER_KEYS}
+    return obj
+
+
+def _header_fields(h: Block) -> dict[str, Any]:
     return {
         "parentHash": h.parent_hash,
         "sha3Uncles": EMPTY_UNCLE_HASH,
@@ -658,7 +690,7 @@ def _cx_header_obj(h: Block) -> dict[str, Any]:
         "stateRoot": h.state_root,
         "transactionsRoot": h.transactions_root,
         "receiptsRoot": h.receipts_root,
-        "logsBloom": EMPTY_BLOOM,
+        "logsBloom": h.logs_bloom,
         "difficulty": "0x0",
         "number": hexq(h.number),
         "gasLimit": hexq(h.gas_limit),
@@ -700,7 +732,7 @@ def cx_proof_obj(proof: CxProof) -> dict[str, Any]:
             "shardIDs": list(proof.shard_ids),
             "shardHashes": list(proof.shard_hashes),
         },
-        "header": _cx_header_obj(h),
+        "header": header_obj(h),
         "commitSig": base64.b64encode(proof.commit_sig).decode("ascii"),
         "commitBitmap": base64.b64encode(proof.commit_bitmap).decode("ascii"),
     }

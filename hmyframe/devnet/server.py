@@ -34,7 +34,6 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from hmyframe.devnet import eth as _eth  # noqa: F401  (importing it registers the eth_ and web3_ methods)
 from hmyframe.devnet.faults import FaultInjector, RequestFaults
 from hmyframe.devnet.node import (
     VALIDATOR_RATE_LIMIT,
@@ -46,15 +45,20 @@ from hmyframe.devnet.node import (
 )
 from hmyframe.devnet.render import BlockCache, Profile
 from hmyframe.devnet.stats import DevnetStats, endpoint_name
+from hmyframe.devnet.websocket import NAMESPACES, HeadHub, Intercept, WsEndpoint, http_intercept
 from hmyframe.errors import ConfigError
 
 __all__ = [
     "ACCEPTED_CONTENT_TYPES",
     "MAX_REQUEST_BYTES",
+    "WS_PORT_OFFSET",
     "DevnetServer",
     "RateLimit",
     "ServerConfig",
 ]
+
+#: A shard's WebSocket port is its HTTP port + 300, as on the node (base + 800 vs base + 500).
+WS_PORT_OFFSET = 300
 
 #: The node's request body limit (``maxRequestContentLength``).
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
@@ -106,8 +110,8 @@ class ServerConfig:
     host
         Interface to bind (``127.0.0.1``).
     port
-        0 for ephemeral ports; otherwise shard ``s`` listens on ``port + 2s`` and its trace
-        port on ``port + 2s + 1``.
+        0 for ephemeral ports; otherwise shard ``s`` listens on ``port + 2s``, its trace
+        port on ``port + 2s + 1`` and its WebSocket port on ``port + 300 + 2s``.
     profile
         ``"current"`` or ``"legacy"``.
     latency_ms
@@ -181,13 +185,12 @@ class _Endpoint:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _serve_body(self, request: web.Request, body: bytes, stats: DevnetStats) -> web.StreamResponse:
-        # Parse the envelope(s).
+    def _parse(self, body: bytes) -> tuple[list[_Call | None] | None, _Call | None, tuple[int, str] | None]:
+        """Split a body into a batch, a single call or an envelope error (code, message)."""
         batch: list[_Call | None] | None = None
         single: _Call | None = None
-        stripped = body.lstrip()
         envelope_error: tuple[int, str] | None = None
-        if stripped[:1] == b"[":
+        if body.lstrip()[:1] == b"[":
             try:
                 raws = _RAW_LIST_DECODER.decode(body)
             except msgspec.DecodeError:
@@ -203,6 +206,10 @@ class _Endpoint:
                 )
             if single is not None and not self._valid_call(single):
                 envelope_error, single = (-32600, "invalid request"), None
+        return batch, single, envelope_error
+
+    async def _serve_body(self, request: web.Request, body: bytes, stats: DevnetStats) -> web.StreamResponse:
+        batch, single, envelope_error = self._parse(body)
         calls: list[_Call | None] = batch if batch is not None else ([single] if single is not None else [])
         methods = [c.method if c is not None and isinstance(c.method, str) else None for c in calls]
         stats.record_request(
@@ -232,29 +239,47 @@ class _Endpoint:
             await asyncio.sleep(self.config.latency_ms / 1000.0)
 
         errors: list[int] = []
-        if envelope_error is not None:
-            code, message = envelope_error
-            errors.append(code)
-            payload = _error_bytes(b"null", code, message) + b"\n"
-        elif batch is not None:
-            if not batch:
-                errors.append(-32600)
-                payload = _error_bytes(b"null", -32600, "empty batch") + b"\n"
-            else:
-                answers: list[bytes] = []
-                for index, call in enumerate(batch):
-                    answer = await self._answer(call, index, faults, errors)
-                    if answer is not None:
-                        answers.append(answer)
-                if faults.shuffle and len(answers) > 1:
-                    random.Random(faults.shuffle_seed).shuffle(answers)
-                payload = (b"[" + b",".join(answers) + b"]\n") if answers else b""
-        else:
-            answer = await self._answer(single, 0, faults, errors)
-            payload = answer + b"\n" if answer is not None else b""
+        payload = await self._payload(batch, single, envelope_error, faults, errors, http_intercept)
         if faults.truncate and payload:
             payload = payload[: max(1, len(payload) // 2)]
         return self._json(request, payload, stats, errors)
+
+    async def answer_message(self, body: bytes, intercept: Intercept) -> bytes:
+        """Answer one JSON-RPC message (a call or a batch) as the HTTP port would, without faults.
+
+        ``intercept`` answers the calls it knows (the WebSocket port's subscriptions) and
+        returns ``None`` for every other call, which the node answers.
+        """
+        batch, single, envelope_error = self._parse(body)
+        return await self._payload(batch, single, envelope_error, RequestFaults(), [], intercept)
+
+    async def _payload(
+        self,
+        batch: list[_Call | None] | None,
+        single: _Call | None,
+        envelope_error: tuple[int, str] | None,
+        faults: RequestFaults,
+        errors: list[int],
+        intercept: Intercept | None,
+    ) -> bytes:
+        if envelope_error is not None:
+            code, message = envelope_error
+            errors.append(code)
+            return _error_bytes(b"null", code, message) + b"\n"
+        if batch is not None:
+            if not batch:
+                errors.append(-32600)
+                return _error_bytes(b"null", -32600, "empty batch") + b"\n"
+            answers: list[bytes] = []
+            for index, call in enumerate(batch):
+                answer = await self._answer(call, index, faults, errors, intercept)
+                if answer is not None:
+                    answers.append(answer)
+            if faults.shuffle and len(answers) > 1:
+                random.Random(faults.shuffle_seed).shuffle(answers)
+            return (b"[" + b",".join(answers) + b"]\n") if answers else b""
+        answer = await self._answer(single, 0, faults, errors, intercept)
+        return answer + b"\n" if answer is not None else b""
 
     @staticmethod
     def _is_json(body: bytes) -> bool:
@@ -279,7 +304,12 @@ class _Endpoint:
         return call if self._valid_call(call) else None
 
     async def _answer(
-        self, call: _Call | None, index: int, faults: RequestFaults, errors: list[int]
+        self,
+        call: _Call | None,
+        index: int,
+        faults: RequestFaults,
+        errors: list[int],
+        intercept: Intercept | None = None,
     ) -> bytes | None:
         if call is None:
             errors.append(-32600)
@@ -293,6 +323,10 @@ class _Endpoint:
                 return None
             errors.append(injected[0])
             return _error_bytes(id_json, injected[0], injected[1])
+        if intercept is not None:
+            handled = await intercept(call.method, call.params, raw_id)
+            if handled is not None:
+                return None if notification else handled
         try:
             result = await self.node.call(call.method, call.params, trace_port=self.trace)
         except RpcFault as fault:
@@ -361,7 +395,7 @@ class _Endpoint:
 
 
 class DevnetServer:
-    """The aiohttp apps of every shard (normal + trace port), serving one chain.
+    """The aiohttp apps of every shard (normal + trace + WebSocket port), serving one chain.
 
     Parameters
     ----------
@@ -391,7 +425,11 @@ class DevnetServer:
         self.nodes: list[ShardNode] = []
         self.urls: list[str] = []
         self.trace_urls: list[str] = []
+        self.ws_urls: list[str] = []
+        self.heads = HeadHub(chain, config.profile)
         self._runners: list[web.AppRunner] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Bind every port and start serving on the running event loop."""
@@ -403,7 +441,7 @@ class DevnetServer:
         if ":" in url_host and not url_host.startswith("["):
             url_host = f"[{url_host}]"
         opened: list[socket.socket] = []
-        sockets: list[tuple[socket.socket, socket.socket]] = []
+        sockets: list[tuple[socket.socket, socket.socket, socket.socket]] = []
         try:
             for shard in range(n):
                 base = config.port + 2 * shard if config.port else 0
@@ -411,17 +449,21 @@ class DevnetServer:
                 opened.append(rpc_sock)
                 trace_sock = self._bind(config.host, base + 1 if config.port else 0)
                 opened.append(trace_sock)
-                sockets.append((rpc_sock, trace_sock))
+                ws_sock = self._bind(config.host, base + WS_PORT_OFFSET if config.port else 0)
+                opened.append(ws_sock)
+                sockets.append((rpc_sock, trace_sock, ws_sock))
         except OSError as exc:
             for sock in opened:
                 sock.close()
             raise ConfigError(
                 f"cannot listen on {config.host}:{config.port or 'ephemeral ports'}: {exc}"
             ) from None
-        self.urls = [f"http://{url_host}:{r.getsockname()[1]}" for r, _ in sockets]
-        self.trace_urls = [f"http://{url_host}:{t.getsockname()[1]}" for _, t in sockets]
-        ws_urls = [u.replace("http://", "ws://", 1) for u in self.urls]
-        for shard, (rpc_sock, trace_sock) in enumerate(sockets):
+        self.urls = [f"http://{url_host}:{r.getsockname()[1]}" for r, _, _ in sockets]
+        self.trace_urls = [f"http://{url_host}:{t.getsockname()[1]}" for _, t, _ in sockets]
+        self.ws_urls = [f"ws://{url_host}:{w.getsockname()[1]}" for _, _, w in sockets]
+        self._loop = asyncio.get_running_loop()
+        self.heads = HeadHub(self.chain, config.profile)
+        for shard, (rpc_sock, trace_sock, ws_sock) in enumerate(sockets):
             node = ShardNode(
                 self.chain,
                 shard,
@@ -432,19 +474,44 @@ class DevnetServer:
                 else None,
                 rpc_limiter=TokenBucket(config.rpc_rate_limit) if config.rpc_rate_limit else None,
                 http_urls=self.urls,
-                ws_urls=ws_urls,
+                ws_urls=self.ws_urls,
                 block_cost=config.block_cost_ms / 1000.0,
             )
             self.nodes.append(node)
-            for sock, trace in ((rpc_sock, False), (trace_sock, True)):
-                endpoint = _Endpoint(node, trace=trace, server=self, config=config)
+            rpc = _Endpoint(node, trace=False, server=self, config=config)
+            trace = _Endpoint(node, trace=True, server=self, config=config)
+            ws = WsEndpoint(shard, self.heads, rpc.answer_message, NAMESPACES[config.profile])
+            for sock, handler in ((rpc_sock, rpc.handle), (trace_sock, trace.handle), (ws_sock, ws.handle)):
                 app = web.Application(client_max_size=MAX_REQUEST_BYTES + 1)
-                app.router.add_route("*", "/{tail:.*}", endpoint.handle)
+                app.router.add_route("*", "/{tail:.*}", handler)
+                if handler == ws.handle:
+                    app.on_shutdown.append(self._close_sockets)
                 runner = web.AppRunner(app, access_log=None, handle_signals=False)
                 await runner.setup()
                 site = web.SockSite(runner, sock)
                 await site.start()
                 self._runners.append(runner)
+
+    async def _close_sockets(self, app: web.Application) -> None:
+        # aiohttp waits for open handlers on shutdown: close the WebSockets so theirs return.
+        await self.heads.close_all()
+
+    def drop_websockets(self) -> None:
+        """Close every WebSocket client connection (any thread): subscribers must reconnect."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._start_closing)
+
+    def _start_closing(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.heads.close_all())
+        self._closing.add(task)  # a reference until it is done
+        task.add_done_callback(self._closing.discard)
+
+    def heads_changed(self) -> None:
+        """Push the blocks mined since the last call to the WebSocket subscribers (any thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.heads.announce)
 
     @staticmethod
     def _bind(host: str, port: int) -> socket.socket:
@@ -466,6 +533,7 @@ class DevnetServer:
         for runner in runners:
             await runner.cleanup()
         self.nodes = []
+        self._loop = None
 
     @property
     def running(self) -> bool:

@@ -1,6 +1,7 @@
 """The HTTP layer: one aiohttp session, POST bytes, status, ``Retry-After``.
 
-This is the only module of :mod:`hmyframe.rpc` that imports aiohttp. It knows nothing about
+This is the only module of :mod:`hmyframe.rpc` that imports aiohttp for HTTP (the WebSocket
+client of :mod:`hmyframe.rpc.heads` is the other). It knows nothing about
 JSON-RPC: :meth:`Transport.post` sends a body and returns an :class:`HttpReply` (any status),
 or raises :class:`TransportFault` naming the failure reason (``connect``, ``reset``,
 ``timeout``, ``truncated``, ``ssl``, ``too_large``) so the client can apply its retry policy. A

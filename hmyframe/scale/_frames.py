@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from hmyframe import datasets as ds
-from hmyframe.amounts import AttoArray, AttoDtype
+from hmyframe._exactint import ExactIntArray, ExactIntDtype
+from hmyframe.amounts import AttoDtype, Uint256Dtype
 from hmyframe.errors import ConfigError
 from hmyframe.reader import Part
 
@@ -19,16 +20,20 @@ _registered = False
 
 
 def _register_atto() -> None:
-    """Teach Dask to make example values of the ``atto`` dtype (it needs them to infer results)."""
+    """Teach Dask to make example values of the exact-integer dtypes (``atto``, ``uint256``).
+
+    Dask needs them to infer results (it looks up the dtype's exact class: each is registered).
+    """
     global _registered
     if _registered:
         return
     extensions: Any = importlib.import_module("dask.dataframe.extensions")
 
-    def _nonempty(dtype: AttoDtype) -> AttoArray:
-        return AttoArray._from_sequence([1, None], dtype=dtype)
+    def _nonempty(dtype: ExactIntDtype) -> ExactIntArray:
+        return dtype.construct_array_type()._from_sequence([1, None], dtype=dtype)
 
-    extensions.make_array_nonempty.register(AttoDtype)(_nonempty)
+    for dtype_class in (AttoDtype, Uint256Dtype):
+        extensions.make_array_nonempty.register(dtype_class)(_nonempty)
     _registered = True
 
 

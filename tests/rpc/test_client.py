@@ -214,8 +214,8 @@ async def test_shards_and_home_shard(open_client: Callable[..., Client], devnet:
         shards = await c.shards()
         assert await c.home_shard() == 1
         assert shards == [
-            ShardInfo(0, devnet.urls[0], devnet.urls[0].replace("http", "ws"), False),
-            ShardInfo(1, devnet.urls[1], devnet.urls[1].replace("http", "ws"), True),
+            ShardInfo(0, devnet.urls[0], devnet.ws_urls[0], False),
+            ShardInfo(1, devnet.urls[1], devnet.ws_urls[1], True),
         ]
         assert await c.endpoint_url(0) == devnet.urls[0]
         assert await c.endpoint_url(1) == devnet.urls[1]
