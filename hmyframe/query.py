@@ -172,26 +172,28 @@ def sql(
 
 
 def _dataset_types(table: pa.Table, schemas: Sequence[pa.Schema]) -> pa.Table:
-    """``table`` with each column named as a column of the queried datasets cast back to that
-    column's type where DuckDB changed it (``timestamp[us]`` for ``[ms]``, a string view...)
-    and the cast loses nothing (a computed column of the same name that does not fit stays),
-    and other zoned timestamps as ``timestamp[ms, tz=UTC]`` where that loses nothing."""
+    """``table`` with each column named as a column of the queried datasets given back that
+    column's field (its type, cast where DuckDB changed it: ``timestamp[us]`` for ``[ms]``, a
+    string view...; and its metadata, which names a dtype such as ``uint256``) where the cast
+    loses nothing (a computed column of the same name that does not fit stays as it is), and
+    other zoned timestamps as ``timestamp[ms, tz=UTC]`` where that loses nothing."""
     import pyarrow as pa
 
-    utc_ms = pa.timestamp("ms", tz="UTC")
-    known: dict[str, pa.DataType] = {}
+    known: dict[str, pa.Field] = {}
     for schema in schemas:
         for field in schema:
-            known.setdefault(field.name, field.type)
-    columns = []
+            known.setdefault(field.name, field)
+    columns, fields = [], []
     for field, column in zip(table.schema, table.columns, strict=True):
         want = known.get(field.name)
         if want is None and pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            want = utc_ms  # DuckDB's timestamp[us, tz=Etc/UTC] back to the UTC milliseconds of the datasets
-        if want is not None and field.type != want:
+            # DuckDB's timestamp[us, tz=Etc/UTC] back to the UTC milliseconds of the datasets
+            want = pa.field(field.name, pa.timestamp("ms", tz="UTC"))
+        if want is not None:
             try:
-                column = column.cast(want, safe=True)
+                column, field = column.cast(want.type, safe=True), want.with_nullable(True)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         columns.append(column)
-    return pa.table(columns, names=table.column_names)
+        fields.append(field)
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))

@@ -163,3 +163,23 @@ def test_several_chains_need_chain(cache: Path, tmp_path: Path) -> None:
         hmyframe.sql("select count(*) from blocks", tmp_path)
     n = hmyframe.sql("select count(*) as n from blocks", tmp_path, chain=other)["n"].item()
     assert n == 240
+
+
+def test_a_result_column_of_a_dataset_column_gets_its_field_back_dtype_metadata_included() -> None:
+    from hmyframe._pandas_meta import DTYPE_KEY
+    from hmyframe.query import _dataset_types
+
+    declared = pa.schema(
+        [
+            pa.field("amount", pa.string(), metadata={DTYPE_KEY: b"uint256"}),
+            pa.field("timestamp", pa.timestamp("ms", tz="UTC")),
+        ]
+    )
+    moment = pa.array([1_700_000_000_123_000], pa.timestamp("us", tz="Etc/UTC"))
+    result = pa.table({"amount": ["115792089237316195423570985008687907853269984665640564039457584007913129639935"],
+                       "timestamp": moment, "later": moment, "amount_text": ["1"]})  # fmt: skip
+    df = hmyframe.to_pandas(_dataset_types(result, [declared]))
+    assert str(df["amount"].dtype) == "uint256"
+    assert df["amount"][0] == 2**256 - 1
+    assert df["timestamp"].dtype == df["later"].dtype == pd.ArrowDtype(pa.timestamp("ms", tz="UTC"))
+    assert df["amount_text"].dtype == pd.ArrowDtype(pa.string())
