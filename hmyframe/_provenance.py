@@ -9,7 +9,8 @@ Beside the cache's integrity record (:mod:`hmyframe.cache`), each Parquet file w
     hmyframe.node_version   the node's own version (``web3_clientVersion``)  Harmony (C) 2023. harmony, version v8...
 
 (the last two only for files written by a fetch; ``endpoint`` and ``node_version`` are left out
-when unknown: a node that does not answer ``web3_clientVersion``).
+when unknown: a node that does not answer ``web3_clientVersion``, or a fetch under a request-rate
+cap, ``requests_per_second``, which spends no request on it).
 
 Nothing secret is recorded: the endpoint passes :func:`redact_endpoint` (userinfo, every query
 value, the fragment, key-like path segments and host labels); HTTP headers (an
@@ -223,13 +224,18 @@ def summary(records: Iterable[Mapping[str, str]]) -> list[dict[str, Any]]:
 async def node_version(session: Session, shard: int, *, trace: bool = False) -> str | None:
     """What the node serving ``shard`` (its trace endpoint with ``trace``) says of its version
     (``web3_clientVersion``), asked once per endpoint URL per process; ``None`` when it does not
-    serve the method.
+    serve the method, or under a request-rate cap (``FetchOptions.requests_per_second``), where
+    no request is spent on it.
 
     Raises
     ------
     HmyframeError
         The endpoint cannot be reached (as the fetch itself would fail).
     """
+    if session.options.requests_per_second is not None:
+        # under a request-rate cap every request is counted against the node's limit (as in
+        # Session.identify, nothing is asked that the data does not need): not recorded
+        return None
     client = session.client
     url = await client.endpoint_url(shard, trace=trace)
     if url in _versions:

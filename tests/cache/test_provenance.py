@@ -263,3 +263,15 @@ def test_a_compacted_file_keeps_its_files_provenance(
     assert record["fetched_at"] == max(t["fetched_at"] for t in tails)  # when its last rows were fetched
     for secret in SECRETS.values():
         assert secret.encode() not in _written_bytes(tmp_path)
+
+
+def test_under_a_request_rate_cap_the_node_version_costs_no_request(
+    make_devnet: Callable[..., Devnet], tmp_path: Path
+) -> None:
+    net = make_devnet(shards=1, blocks=150, seed=67, validator_rate_limit=False)
+    hmyframe.blocks(0, 29, rpc=net.url, cache=tmp_path, options=FetchOptions(requests_per_second=200.0))
+    assert net.stats.total().calls_of("web3_clientVersion") == 0
+    for path in tmp_path.rglob("*.parquet"):
+        record = from_footer(pq.read_metadata(path).metadata)
+        assert set(record) == {"version", "fetched_at", "endpoint"}
+        assert record["endpoint"] == net.url.rstrip("/")
