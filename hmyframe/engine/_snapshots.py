@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS
+from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
@@ -126,6 +127,7 @@ async def fetch_snapshot(
     head = await session.head(0)
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
+    source = await of_session(session, 0) if cache is not None else None
     # the block's epoch is asked alongside the pages (the node's validator limiter does not
     # pace it), so the snapshot does not pay one more round trip after its last page
     epoch = asyncio.ensure_future(_snapshot_epoch(session, block))
@@ -138,11 +140,12 @@ async def fetch_snapshot(
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await epoch
     ctx = ds.ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=snapshot_epoch)
+    source = source.now() if source is not None else None  # the pages are in
     decoded = ds.decode_validators(payloads)
     tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
     if cache is not None:
         for name, table in tables.items():
-            cache.write_snapshot(chain_id, ds.get(name), 0, block, table)
+            cache.write_snapshot(chain_id, ds.get(name), 0, block, table, source)
     return block, {name: tables[name] for name in names}
 
 
