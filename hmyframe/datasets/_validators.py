@@ -22,7 +22,7 @@ changes) is kept once, at its first occurrence; delegation records are kept once
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -525,6 +525,10 @@ class FlatDelegations:
     def path(self, row: int) -> str:
         """Path of delegation ``row`` (for error messages only)."""
         return f"{self.entry_paths[self.owner[row]]}.validator.delegations[{self.index[row]}]"
+
+    def undelegation_paths(self, row: int) -> Callable[[int], str]:
+        """``j -> path of undelegation j of delegation row`` (for error messages only)."""
+        return lambda j: f"{self.path(row)}.undelegations[{j}]"
 
 
 def flat_delegations(decoded: DecodedValidators, ctx: ConvertContext, what: str) -> FlatDelegations | None:

@@ -112,7 +112,7 @@ def _build_flat(flat: FlatDelegations) -> dict[str, pa.Array]:
         if u is None or (type(u) is list and not u):
             continue  # the usual case: nothing pending
         undelegations = as_list(u, where, i, "undelegations")
-        sub = Where(NAME, lambda j, i=i: f"{flat.path(i)}.undelegations[{j}]")
+        sub = Where(NAME, flat.undelegation_paths(i))
         for j, x in enumerate(undelegations):
             if not isinstance(x, dict):
                 sub.fail(j, "", x, "an undelegation object")

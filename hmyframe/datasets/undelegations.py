@@ -52,7 +52,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         for i, pending in enumerate(flat.undelegations):
             if pending is None or (type(pending) is list and not pending):
                 continue
-            owner = Where(NAME, lambda _, i=i: flat.path(i))
+            owner = Where.of(NAME, [flat.path(i)])
             for j, u in enumerate(as_list(pending, owner, 0, "undelegations")):
                 path = f"{flat.path(i)}.undelegations[{j}]"
                 if not isinstance(u, dict):
