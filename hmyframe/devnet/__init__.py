@@ -25,6 +25,7 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any
 
+from hmyframe.devnet._gen_activity import ACTIVITIES, ActivityName
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
 from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
@@ -34,6 +35,8 @@ from hmyframe.devnet.stats import DevnetStats, StatsSnapshot
 from hmyframe.errors import ConfigError
 
 __all__ = [
+    "ACTIVITIES",
+    "ActivityName",
     "Chain",
     "Devnet",
     "DevnetStats",
@@ -77,6 +80,10 @@ class Devnet:
         Seed of the chain and of the fault injector: same seed, same bytes.
     profile
         ``"current"`` (today's node) or ``"legacy"`` (the early-2020 node of the spec).
+    activity
+        How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
+        ``"devnet"`` (the default chain, mean about 12) or ``"busy"`` (100 or more per block,
+        many contract calls, deeper traces; like the 2021-22 peak).
     latency_ms
         Added latency per HTTP request.
     block_cost_ms
@@ -143,6 +150,7 @@ class Devnet:
         cache_bytes: int = 128 * 1024 * 1024,
         gzip: bool = True,
         mine_every: float = 0.0,
+        activity: ActivityName = "devnet",
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(gzip, bool):
@@ -197,8 +205,14 @@ class Devnet:
         self.profile: Profile = profile
         self.seed = seed
         self.chain = Chain(
-            seed=seed, shards=shards, blocks=blocks, epoch_length=epoch_length, validators=validators
+            seed=seed,
+            shards=shards,
+            blocks=blocks,
+            epoch_length=epoch_length,
+            validators=validators,
+            activity=activity,
         )
+        self.activity: ActivityName = activity
         self.stats = DevnetStats()
         self._config = ServerConfig(
             host=host,

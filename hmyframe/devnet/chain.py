@@ -37,6 +37,8 @@ from typing import Concatenate, Final, ParamSpec, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from hmyframe.devnet._gen_activity import ActivityName
+from hmyframe.devnet._gen_activity import activity as activity_profile
 from hmyframe.devnet._gen_block import BlockFactory
 from hmyframe.devnet._gen_codec import (
     ADDR_DELEGATOR,
@@ -133,6 +135,10 @@ class Chain:
         Size of the validator population (most created at genesis, about 12 % later).
     genesis_time
         Unix time of block 0; block ``n`` is at ``genesis_time + 2 * view_id``.
+    activity
+        How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
+        ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
+        2021-22 peak); see :mod:`hmyframe.devnet._gen_activity`.
 
     Raises
     ------
@@ -174,6 +180,7 @@ class Chain:
         epoch_length: int = 200,
         validators: int = 300,
         genesis_time: int = 1_767_225_600,
+        activity: ActivityName = "devnet",
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -184,12 +191,14 @@ class Chain:
         self.n_validators: int = _check_int("validators", validators, max(4, 2 * self.n_shards))
         self.genesis_time: int = _check_int("genesis_time", genesis_time, 0)
         self.block_time: int = BLOCK_TIME
+        profile = activity_profile(activity)  # a ConfigError names the bad value
+        self.activity: ActivityName = activity
         self._head = blocks - 1
         material = f"hmyframe-devnet|{self.seed}|{self.n_shards}|{self.epoch_length}|{self.n_validators}|{self.genesis_time}"
         self._codec = Codec(material.encode())
-        self._skeletons = [Skeleton(self._codec, s, self.n_shards) for s in range(self.n_shards)]
+        self._skeletons = [Skeleton(self._codec, s, self.n_shards, profile) for s in range(self.n_shards)]
         self._factory = BlockFactory(
-            self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length
+            self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length, profile
         )
         self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
         self._engine = StakingEngine(
@@ -201,7 +210,9 @@ class Chain:
     def __repr__(self) -> str:
         return (
             f"Chain(seed={self.seed}, shards={self.n_shards}, blocks={self._head + 1}, "
-            f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time})"
+            f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}"
+            + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
+            + ")"
         )
 
     # ------------------------------------------------------------------ validation
