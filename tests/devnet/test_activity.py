@@ -70,11 +70,14 @@ def test_transaction_counts_per_profile(chains: dict[str, Chain]) -> None:
     quiet, devnet, busy = (_counts(chains[a], 0, 1025) for a in ("quiet", "devnet", "busy"))
     # quiet: most blocks 0-3 transactions, like mainnet today
     assert sum(c <= 3 for c in quiet) / len(quiet) > 0.8
-    assert mean(quiet) < 2.5 and max(quiet) <= 60
+    assert mean(quiet) < 2.5
+    assert max(quiet) <= 60
     # devnet: today's shape (mean about 12, median about 4)
-    assert 8 < mean(devnet) < 16 and 2 <= median(devnet) <= 6
+    assert 8 < mean(devnet) < 16
+    assert 2 <= median(devnet) <= 6
     # busy: 100+ per block, like the 2021-22 peak
-    assert min(busy) >= 100 and 110 < mean(busy) < 200
+    assert min(busy) >= 100
+    assert 110 < mean(busy) < 200
     assert mean(quiet) < mean(devnet) < mean(busy)
 
 
@@ -96,8 +99,10 @@ def test_busy_blocks_are_mostly_contract_calls_with_deeper_traces(chains: dict[s
 
     busy_calls, busy_depth, busy_frames = shape(chains["busy"])
     dev_calls, dev_depth, dev_frames = shape(chains["devnet"])
-    assert busy_calls > 0.55 and busy_calls > dev_calls + 0.15
-    assert busy_depth > dev_depth and busy_depth >= 5
+    assert busy_calls > 0.55
+    assert busy_calls > dev_calls + 0.15
+    assert busy_depth > dev_depth
+    assert busy_depth >= 5
     assert busy_frames > dev_frames
 
 
@@ -122,7 +127,9 @@ def test_profiles_keep_blocks_and_traces_consistent(activity: str) -> None:
         assert block.parent_hash == chain.block(0, n - 1).hash
         gas = 0
         for i, tx in enumerate(block.transactions):
-            assert tx.block_number == n and tx.index == i and tx.block_hash == block.hash
+            assert tx.block_number == n
+            assert tx.index == i
+            assert tx.block_hash == block.hash
             assert tx.nonce >= nonces.get(tx.sender, 0)  # nonces only grow
             nonces[tx.sender] = tx.nonce + 1
             assert tx.trace is not None
@@ -138,7 +145,8 @@ def test_profiles_keep_blocks_and_traces_consistent(activity: str) -> None:
 def test_one_shard_busy_chain_has_no_cross_shard_transactions() -> None:
     chain = Chain(seed=1, shards=1, blocks=60, validators=40, activity="busy")
     kinds = [tx.to_shard_id for b in range(1, 60) for tx in chain.block(0, b).transactions]
-    assert len(kinds) > 5000 and set(kinds) == {0}
+    assert len(kinds) > 5000
+    assert set(kinds) == {0}
 
 
 def test_bad_activity_is_a_config_error() -> None:
