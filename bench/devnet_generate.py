@@ -16,7 +16,7 @@ Prints, for a fresh default chain:
 
 Usage::
 
-    python bench/devnet_generate.py [--blocks 2000] [--seed 0] [--repeat 3]
+    python bench/devnet_generate.py [--blocks 2000] [--seed 0] [--repeat 3] [--token-density D]
 
 The run is bounded: a few seconds per repeat with the defaults. Figures are the best of the
 repeats (the least disturbed by other load on the machine).
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.model import TraceFrame, Transaction
 
@@ -44,8 +45,8 @@ def _baseline(n_tx: int) -> float:
     return time.perf_counter() - start
 
 
-def _cold(blocks: int, seed: int) -> tuple[float, int]:
-    chain = Chain(seed=seed, blocks=blocks)
+def _cold(blocks: int, seed: int, density: float) -> tuple[float, int]:
+    chain = Chain(seed=seed, blocks=blocks, token_density=density)
     start = time.perf_counter()
     n_tx = 0
     for shard in range(chain.n_shards):
@@ -54,8 +55,8 @@ def _cold(blocks: int, seed: int) -> tuple[float, int]:
     return time.perf_counter() - start, n_tx
 
 
-def _blocks_only(blocks: int, seed: int) -> tuple[float, int]:
-    chain = Chain(seed=seed, blocks=blocks)
+def _blocks_only(blocks: int, seed: int, density: float) -> tuple[float, int]:
+    chain = Chain(seed=seed, blocks=blocks, token_density=density)
     chain.validators(blocks - 1)  # computes every epoch (and so the skeleton) up to the head
     for shard in range(chain.n_shards):
         chain.transaction_counts(shard, 0, blocks - 1)
@@ -67,8 +68,8 @@ def _blocks_only(blocks: int, seed: int) -> tuple[float, int]:
     return time.perf_counter() - start, n_tx
 
 
-def _cached(blocks: int, seed: int) -> tuple[float, int, float, int, float]:
-    chain = Chain(seed=seed, blocks=blocks)
+def _cached(blocks: int, seed: int, density: float) -> tuple[float, int, float, int, float]:
+    chain = Chain(seed=seed, blocks=blocks, token_density=density)
     recent = range(max(0, blocks - 500), blocks)
     for shard in range(chain.n_shards):
         for number in recent:
@@ -94,8 +95,8 @@ def _cached(blocks: int, seed: int) -> tuple[float, int, float, int, float]:
     return cached_time, n_blocks, n_tx / rounds, 2 * len(txs) + len(hashes), lookup_time
 
 
-def _snapshots(blocks: int, seed: int) -> float:
-    chain = Chain(seed=seed, blocks=blocks)
+def _snapshots(blocks: int, seed: int, density: float) -> float:
+    chain = Chain(seed=seed, blocks=blocks, token_density=density)
     chain.validators(blocks - 1)
     step = max(1, min(17, (blocks - blocks // 3 - 1) // 10))  # 17 apart; closer on a short chain
     picks = [blocks // 3 + step * i for i in range(10)]
@@ -110,22 +111,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--blocks", type=int, default=2000, help="blocks per shard (default 2000)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--token-density",
+        type=float,
+        default=DEFAULT_TOKEN_DENSITY,
+        help=f"token transactions per non-empty block (default {DEFAULT_TOKEN_DENSITY}; 0: the chain without tokens)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="repeats; the best is printed (default 3)")
     args = parser.parse_args()
     shards = Chain(blocks=1).n_shards
 
-    cold = min(_cold(args.blocks, args.seed) for _ in range(args.repeat))
-    only = min(_blocks_only(args.blocks, args.seed) for _ in range(args.repeat))
-    cached = min((_cached(args.blocks, args.seed) for _ in range(args.repeat)), key=lambda r: r[0])
-    snap = min(_snapshots(args.blocks, args.seed) for _ in range(args.repeat))
+    cold = min(_cold(args.blocks, args.seed, args.token_density) for _ in range(args.repeat))
+    only = min(_blocks_only(args.blocks, args.seed, args.token_density) for _ in range(args.repeat))
+    cached = min(
+        (_cached(args.blocks, args.seed, args.token_density) for _ in range(args.repeat)), key=lambda r: r[0]
+    )
+    snap = min(_snapshots(args.blocks, args.seed, args.token_density) for _ in range(args.repeat))
     start = time.perf_counter()
-    big = Chain(seed=args.seed, blocks=100_000)
+    big = Chain(seed=args.seed, blocks=100_000, token_density=args.token_density)
     construct = time.perf_counter() - start
     base = min(_baseline(cold[1]) for _ in range(args.repeat))
 
     n_blocks = shards * args.blocks
     print(
-        f"devnet chain generation, default mix, {shards} shards x {args.blocks} blocks, best of {args.repeat}"
+        f"devnet chain generation, default mix, {shards} shards x {args.blocks} blocks, "
+        f"token density {args.token_density}, best of {args.repeat}"
     )
     print(
         f"  cold (skeleton + staking engine + blocks): {n_blocks / cold[0]:9,.0f} blocks/s {cold[1] / cold[0]:10,.0f} tx/s"

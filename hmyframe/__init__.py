@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from hmyframe.amounts import to_one as to_one
     from hmyframe.amounts import to_units as to_units
     from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
+    from hmyframe.api import follow as follow
     from hmyframe.api import staking_history as staking_history
     from hmyframe.cache import Cache as Cache
     from hmyframe.datasets import DATASETS as DATASETS
@@ -81,7 +82,7 @@ def _public_names() -> list[str]:
     from hmyframe.engine._public import REGISTRY
 
     homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]
-    return ["__version__", "dataset", "export", "schema", *homes, *REGISTRY]
+    return ["__version__", "dataset", "export", "follow", "schema", *homes, *REGISTRY]
 
 
 def __getattr__(name: str) -> Any:

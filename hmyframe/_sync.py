@@ -17,10 +17,10 @@ import asyncio
 import concurrent.futures
 import functools
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["blocking_twin", "run"]
+__all__ = ["blocking_twin", "iterate", "iterating_twin", "run"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -71,6 +71,54 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+def iterate(items: AsyncIterator[T]) -> Iterator[T]:
+    """Iterate an async iterator from synchronous code, including inside a running event loop.
+
+    Each item is awaited on the private background loop (as :func:`run` does inside a running
+    loop), so the iterator, its tasks and sessions live on one loop from start to end, and this
+    thread (a Jupyter cell) only waits for the next item.
+
+    Parameters
+    ----------
+    items
+        The async iterator (an async generator is closed when this generator is: a ``break``,
+        its garbage collection, or an exception).
+
+    Notes
+    -----
+    A ``KeyboardInterrupt`` while waiting cancels the pending step, closes the iterator on its
+    loop and propagates.
+    """
+    loop = _background_loop()
+
+    async def step() -> T:
+        return await items.__anext__()
+
+    try:
+        while True:
+            future = asyncio.run_coroutine_threadsafe(step(), loop)
+            try:
+                item = future.result()
+            except StopAsyncIteration:
+                return
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
+            yield item
+    finally:
+        asyncio.run_coroutine_threadsafe(_aclose(items), loop).result()
+
+
+async def _aclose(items: AsyncIterator[Any]) -> None:
+    """Close an async generator once a cancelled step has left it (other iterators: nothing)."""
+    close = getattr(items, "aclose", None)
+    if close is None:
+        return
+    while getattr(items, "ag_running", False):  # noqa: ASYNC110 - no event tells when it leaves
+        await asyncio.sleep(0.01)
+    await close()
+
+
 def blocking_twin(coroutine_function: Callable[P, Coroutine[Any, Any, T]], name: str) -> Callable[P, T]:
     """The blocking function ``name`` that runs ``coroutine_function`` with :func:`run`.
 
@@ -85,6 +133,24 @@ def blocking_twin(coroutine_function: Callable[P, Coroutine[Any, Any, T]], name:
     twin.__name__ = twin.__qualname__ = name
     twin.__doc__ = (coroutine_function.__doc__ or "") + (
         f"\n    Blocking twin of ``await {coroutine_function.__module__}.{coroutine_function.__name__}(...)``"
+        " (works inside Jupyter's running loop too).\n"
+    )
+    return twin
+
+
+def iterating_twin(function: Callable[P, AsyncIterator[T]], name: str) -> Callable[P, Iterator[T]]:
+    """The generator ``name`` that iterates ``function``'s async iterator with :func:`iterate`.
+
+    Same signature and documentation (plus a line naming the async twin).
+    """
+
+    @functools.wraps(function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        yield from iterate(function(*args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__doc__ = (function.__doc__ or "") + (
+        f"\n    Generator twin of ``async for ... in {function.__module__}.{function.__name__}(...)``"
         " (works inside Jupyter's running loop too).\n"
     )
     return twin

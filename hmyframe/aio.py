@@ -40,6 +40,9 @@ pending_cx_receipts = _public.pending_cx_receipts
 tx_counts = _public.tx_counts
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
+# new blocks as they appear (an async iterator of frames)
+from hmyframe.engine._follow import follow as follow  # noqa: E402
+
 # validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
 from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
 

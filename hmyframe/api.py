@@ -7,6 +7,7 @@ they agree); ``hmyframe`` re-exports them all.
 """
 
 from hmyframe import aio as _aio
+from hmyframe._sync import iterating_twin as _iterating_twin
 from hmyframe.engine._public import sync_twin as _twin
 
 blocks = _twin(_aio.blocks)
@@ -26,5 +27,6 @@ tx_counts = _twin(_aio.tx_counts)
 transactions_by_hash = _twin(_aio.transactions_by_hash)
 traces_by_hash = _twin(_aio.traces_by_hash)
 staking_history = _twin(_aio.staking_history)
+follow = _iterating_twin(_aio.follow, "follow")  # a generator of frames: new blocks as they appear
 
 # no __all__: `from hmyframe.api import *` (in hmyframe) takes every name above

@@ -344,9 +344,21 @@ class Cache:
     # -- writing -------------------------------------------------------------------------
 
     def write_range(
-        self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int, table: pa.Table
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        start: int,
+        end: int,
+        table: pa.Table,
+        *,
+        replace: bool = False,
     ) -> PurePath | None:
         """Atomically write the rows of blocks ``start..end`` (all of them, maybe none).
+
+        ``replace=True`` publishes the file even when other files already hold all these
+        blocks: a compaction of narrower files into this one (the overlap repair that follows
+        the rename then removes them, the wider file winning).
 
         Returns
         -------
@@ -361,7 +373,7 @@ class Cache:
         def covered() -> bool:
             return not _gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
-        written = self._write(path, dataset, table, expected, skip_if=covered)
+        written = self._write(path, dataset, table, expected, skip_if=None if replace else covered)
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them

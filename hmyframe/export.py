@@ -139,6 +139,8 @@ async def export(
     options: FetchOptions | None = None,
     progress: bool | Callable[[int], None] = False,
     client: Any = None,
+    follow: bool = False,
+    poll: float = 1.0,
 ) -> ExportSummary:
     """Export block-range datasets of ``start..end`` and/or a validator snapshot to disk.
 
@@ -150,6 +152,7 @@ async def export(
     start, end
         Block range of the range datasets, in any form the fetchers take (block numbers, dates
         and times in UTC, ``"-1000:"``...; see :func:`hmyframe.blocks`); ``end=None``: the head.
+        With ``follow``, ``start=None`` starts after the head.
     shard
         Shard(s) of the range datasets: an id, a list of ids or ``"all"`` (fetched concurrently).
     block
@@ -169,6 +172,14 @@ async def export(
         workers, which must all reach the endpoints and the output (a shared folder or a URL;
         see :mod:`hmyframe.scale`). Progress is shown here, as chunks complete; snapshots are
         fetched here. ``None`` (default): everything runs in this process.
+    follow
+        Keep exporting: catch up to the head, then export every shard's new blocks as they
+        appear, until cancelled (Ctrl-C) or, when ``end`` is a block number, until that block
+        is on disk. The head chunk is written as small tail files, compacted into the normal
+        chunk file once complete; a restart resumes without a gap (see
+        :mod:`hmyframe.engine._follow`). Range datasets to Parquet only, without ``client``.
+    poll
+        With ``follow``: seconds between two polls of the head (the main term of the lag).
 
     Returns
     -------
@@ -190,11 +201,13 @@ async def export(
         raise ConfigError(f"format must be 'parquet' or 'csv', got {short_repr(format)}")
     range_names = [n for n in names if n in RANGE_DATASETS]
     snap_names = [n for n in names if n in SNAPSHOT_DATASETS]
-    if range_names and start is None:
+    if range_names and start is None and not follow:
         raise ConfigError(f"exporting {', '.join(range_names)} needs a start block")
-    if range_names:
+    if range_names and start is not None:
         parse_range(start, end)  # a spec that is not understood fails before any request
     spec = shard_spec(shard)
+    if follow:
+        _check_follow(range_names, snap_names, format, client, end)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
@@ -231,7 +244,19 @@ async def export(
                     count(blocks)
                     bar.update(blocks)
 
-                if client is None:
+                if follow:
+                    from hmyframe.engine._follow import follow_export
+
+                    ranges = await follow_export(
+                        session,
+                        range_names,
+                        start,
+                        end,
+                        ids,
+                        poll=poll,
+                        on_batch=lambda batch: tick(batch.last - batch.first + 1),
+                    )
+                elif client is None:
                     ranges, _ = await fetch_shards(
                         session, range_names, start, end, ids, progress=tick, on_plan=bar.plan, collect=False
                     )
@@ -306,6 +331,22 @@ async def export(
                 item.rows += entry.rows or 0
         summary.datasets[name] = item
     return summary
+
+
+def _check_follow(
+    range_names: Sequence[str], snap_names: Sequence[str], format: str, client: Any, end: object
+) -> None:
+    """Refuse what a following export cannot do, before any request."""
+    if snap_names:
+        raise ConfigError(f"follow exports block-range datasets; {', '.join(snap_names)} are snapshots")
+    if format != "parquet":
+        raise ConfigError(f"follow writes Parquet (the cache layout), not format={short_repr(format)}")
+    if client is not None:
+        raise ConfigError("follow runs in this process: give no client=")
+    if end is not None and (isinstance(end, bool) or not isinstance(end, int)):
+        raise ConfigError(
+            f"with follow, end must be a block number (stop there) or None (never stop), got {short_repr(end)}"
+        )
 
 
 def _read(store: Cache, source: PurePath, dataset: ds.Dataset) -> pa.Table:

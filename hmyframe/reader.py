@@ -89,6 +89,8 @@ def _load(files: Storage, path: PurePath, dataset: ds.Dataset) -> pa.Table:
             written_for = (table.schema.metadata or {}).get(b"hmyframe.dataset")
             if written_for is not None and written_for.decode() != dataset.name:
                 raise CacheError(f"{where} holds the {written_for.decode()} dataset, not {dataset.name}")
+    except FileNotFoundError:
+        raise  # replaced since the read was planned: the caller reads its blocks again
     except (OSError, pa.ArrowException) as exc:
         raise CacheError(f"cannot read {where}: {exc}") from exc
     columns = []
@@ -138,7 +140,10 @@ class Part:
     def table(self) -> pa.Table:
         """The part's rows."""
         spec = ds.get(self.dataset)
-        table = _load(self.files, self.path, spec)
+        try:
+            table = _load(self.files, self.path, spec)
+        except FileNotFoundError:
+            table = self._replaced(spec)
         if self.lo is not None and self.hi is not None:
             numbers = table["block_number"]
             table = table.filter(pc.and_(pc.greater_equal(numbers, self.lo), pc.less_equal(numbers, self.hi)))
@@ -146,6 +151,27 @@ class Part:
             start, end, last = self.bounds
             table = _filter(table, start, end, last, self.dataset)
         return table
+
+    def _replaced(self, spec: ds.Dataset) -> pa.Table:
+        """The part's blocks from the files holding them now: its file was removed since the read
+        was planned (a follower's compaction or an overlap repair replaced it by a wider file)."""
+        where = self.files.url(self.path)
+        if self.lo is None or self.hi is None:
+            raise CacheError(f"{where} was removed while being read")
+        lo, hi = self.lo, self.hi
+        for _ in range(3):
+            ranges, _ = _files(self.files, self.path.parent, self.dataset)
+            held = [(a, b, p) for a, b, p in cover(ranges) if b >= lo and a <= hi]
+            covered = sum(min(b, hi) - max(a, lo) + 1 for a, b, _ in held)
+            if covered != hi - lo + 1:
+                break
+            try:
+                return pa.concat_tables([_load(self.files, p, spec) for _, _, p in held])
+            except FileNotFoundError:
+                continue
+        raise CacheError(
+            f"{where} was removed while being read and its blocks {lo}..{hi} are no longer all on disk"
+        )
 
 
 def _chain_of(folder: PurePath) -> str:

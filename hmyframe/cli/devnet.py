@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from hmyframe.devnet import ACTIVITIES, Devnet, RateLimit
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.faults import parse_fault_spec
 
 __all__ = ["register", "run"]
@@ -78,6 +79,16 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--epoch-length", type=int, default=200, help="blocks per epoch (default 200)")
     parser.add_argument("--validators", type=int, default=300, help="validator population (default 300)")
     parser.add_argument(
+        "--token-density",
+        type=float,
+        default=DEFAULT_TOKEN_DENSITY,
+        metavar="TX_PER_BLOCK",
+        help=(
+            "expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed transfers) "
+            f"per block with plain transactions, 0 to 50 (default {DEFAULT_TOKEN_DENSITY}; 0: none)"
+        ),
+    )
+    parser.add_argument(
         "--no-validator-rate-limit",
         action="store_true",
         help="switch off the node's 1 req/s (burst 3) limiter on getAllValidatorInformation*",
@@ -122,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         epoch_length=args.epoch_length,
         validators=args.validators,
+        token_density=args.token_density,
         faults=faults,
         gzip=not args.no_gzip,
         mine_every=args.mine_every,

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import signal
 import sys
-from typing import Any
+import warnings
+from collections.abc import Coroutine, Iterator
+from typing import Any, TextIO, TypeVar
 
 from hmyframe._lazy import arrow_without_pandas
 from hmyframe._sync import run as run_sync
@@ -13,7 +18,9 @@ from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
 from hmyframe.errors import ConfigError
 from hmyframe.export import ExportSummary, export
 
-__all__ = ["register", "run", "shard_list"]
+__all__ = ["register", "run", "shard_list", "until_stopped"]
+
+T = TypeVar("T")
 
 
 def shard_list(text: str) -> int | list[int] | str:
@@ -25,6 +32,61 @@ def shard_list(text: str) -> int | list[int] | str:
     if not parts or not all(p.isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"expected a shard id, ids like 0,1, or 'all'; got {text!r}")
     return int(parts[0]) if len(parts) == 1 else [int(p) for p in parts]
+
+
+async def until_stopped(coroutine: Coroutine[Any, Any, T]) -> T | None:
+    """Run ``coroutine``; Ctrl-C or SIGTERM cancel it cleanly (its in-flight write finishes) and
+    give ``None``."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    stopped: list[int] = []
+
+    def stop(signum: int) -> None:
+        stopped.append(signum)
+        task.cancel()
+
+    handled = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
+            handled.append(signum)
+    try:
+        return await coroutine
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        task.uncancel()
+        return None
+    finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
+
+
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Show a follower's reports (a node stalling, a lower head...) as one stderr line each."""
+    from hmyframe.engine._follow import FollowWarning
+
+    previous = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, FollowWarning):
+            print(f"hmyframe export: {message}", file=sys.stderr, flush=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FollowWarning)
+        warnings.showwarning = show
+        yield
 
 
 def register(subparsers: Any) -> None:
@@ -86,6 +148,20 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="worker processes of --scheduler local (default: one per CPU)",
     )
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep going: after catching up to the head, export each new block of every shard as it "
+        "appears, until Ctrl-C / SIGTERM (or until --end, a block number); a restart resumes; without "
+        "--start: from the block after the head",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --follow: seconds between two polls of the head (default 1)",
+    )
     add_rpc_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -93,34 +169,50 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the export (on a Dask cluster with ``--scheduler``) and print its summary."""
 
-    def job(client: Any) -> ExportSummary:
-        return run_sync(
-            export(
-                [d.strip() for d in args.datasets.split(",") if d.strip()],
-                args.start,
-                args.end,
-                args.shard,
-                block=args.block,
-                rpc=rpc_target(args),
-                trace_rpc=args.trace_rpc,
-                out=args.out,
-                format=args.format,
-                options=fetch_options(args),
-                progress=not args.no_progress,
-                client=client,
-            )
+    end: object = args.end
+    if args.follow and args.scheduler is not None:
+        raise ConfigError(f"--follow runs in this process: drop --scheduler {args.scheduler}")
+    if args.follow and end is not None:
+        if not str(end).isdigit():
+            raise ConfigError(f"with --follow, --end must be a block number (stop there), got {end!r}")
+        end = int(str(end))
+
+    def job(client: Any) -> ExportSummary | None:
+        coroutine = export(
+            [d.strip() for d in args.datasets.split(",") if d.strip()],
+            args.start,
+            end,
+            args.shard,
+            block=args.block,
+            rpc=rpc_target(args),
+            trace_rpc=args.trace_rpc,
+            out=args.out,
+            format=args.format,
+            options=fetch_options(args),
+            progress=not args.no_progress,
+            client=client,
+            follow=args.follow,
+            poll=args.poll,
         )
+        return run_sync(until_stopped(coroutine) if args.follow else coroutine)
 
     if args.scheduler is None:
         if args.workers is not None:
             raise ConfigError("--workers sizes the local Dask cluster of --scheduler local")
         arrow_without_pandas()  # this process builds no DataFrame: spare it pandas' import
-        summary = job(None)
+        with _one_line_warnings() if args.follow else contextlib.nullcontext():
+            summary = job(None)
     else:
         from hmyframe.scale import connect
 
         with connect(args.scheduler, workers=args.workers) as client:
             summary = job(client)
+    if summary is None:
+        print(
+            "hmyframe export: stopped; what was written is on disk, a restart resumes from there",
+            file=sys.stderr,
+        )
+        return 0
     for line in summary.lines():
         print(line)
     sys.stdout.flush()

@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from hmyframe.devnet._gen_activity import ACTIVITIES, ActivityName
+from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
 from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
@@ -105,6 +106,10 @@ class Devnet:
         Interface to bind.
     epoch_length, validators
         Chain parameters (blocks per epoch, validators created).
+    token_density
+        Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
+        transfers) per block with plain transactions; 0 for none (see
+        :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
     faults
         Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
@@ -146,6 +151,7 @@ class Devnet:
         host: str = "127.0.0.1",
         epoch_length: int = 200,
         validators: int = 300,
+        token_density: float = DEFAULT_TOKEN_DENSITY,
         faults: FaultInjector | str | Iterable[FaultRule | str] | None = None,
         cache_bytes: int = 128 * 1024 * 1024,
         gzip: bool = True,
@@ -211,6 +217,7 @@ class Devnet:
             epoch_length=epoch_length,
             validators=validators,
             activity=activity,
+            token_density=token_density,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

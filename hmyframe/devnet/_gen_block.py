@@ -19,6 +19,7 @@ from hmyframe.devnet._gen_codec import (
     ADDR_EOA,
     ADDR_INNER,
     HASH_BLOCK,
+    HASH_MISC,
     HASH_STAKING,
     Codec,
     big_below,
@@ -32,7 +33,17 @@ from hmyframe.devnet._gen_skeleton import (
     Segment,
 )
 from hmyframe.devnet._gen_staking import StakingEvent
-from hmyframe.devnet.model import ZERO_HASH, Block, StakingTransaction, TraceFrame, Transaction
+from hmyframe.devnet._gen_tokens import TokenOp
+from hmyframe.devnet.bloom import bloom_hex, bloom_of
+from hmyframe.devnet.model import (
+    EMPTY_BLOOM,
+    ZERO_HASH,
+    Block,
+    Log,
+    StakingTransaction,
+    TraceFrame,
+    Transaction,
+)
 
 __all__ = ["BLOCK_GAS_LIMIT", "CONTRACT_POPULATION", "EMPTY_ROOT", "BlockFactory", "intrinsic_gas"]
 
@@ -47,6 +58,7 @@ HARMONY_CHAIN_ID: Final = 2
 ETH_CHAIN_ID_BASE: Final = 1_666_700_000
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 _TAG_BLOCK: Final = 0x424C
+_TOKEN_ROOTS: Final = 0x544B  # the ``sub`` of the keyed roots of token-only blocks
 _TAG_POOLS: Final = 0x504C
 _POOL_SIZE: Final = 4096  # internal calls' inputs/outputs come from a seeded pool of this size
 # bit lengths of random ABI words: addresses (160), amounts, small flags, full words
@@ -455,8 +467,14 @@ class BlockFactory:
             gas = (25_000, 30_000, 50_000, 100_000)[int(r.random() * 4)]
             msg = dict(ev.msg)
         v, sig_r, sig_s = self._signature(0, eth_form=False)  # staking txs are Harmony-signed only
+        tx_hash = self._codec.hash(HASH_STAKING, 0, number, ev.index)
+        # gas used: the directive's intrinsic cost and a little more, keyed by the hash (no draw,
+        # so the block's other draws stay as they were); always <= gas
+        spread = int(tx_hash[-6:], 16)
+        create = ev.directive == "CreateValidator"
+        gas_used = 5_280_000 + spread % 20_000 if create else 21_000 + spread % 4_000
         return StakingTransaction(
-            hash=self._codec.hash(HASH_STAKING, 0, number, ev.index),
+            hash=tx_hash,
             block_number=number,
             block_hash=block_hash,
             index=ev.index,
@@ -470,14 +488,61 @@ class BlockFactory:
             s=sig_s,
             directive=ev.directive,  # type: ignore[arg-type]
             msg=msg,
+            gas_used=gas_used,
         )
+
+    def _token_transaction(
+        self,
+        shard: int,
+        number: int,
+        block_hash: str,
+        timestamp: int,
+        index: int,
+        op: TokenOp,
+        first_log: int,
+    ) -> Transaction:
+        """A token operation placed at ``index`` of the block, its logs numbered from ``first_log``."""
+        tx_hash, eth_hash = self._codec.tx_hashes(shard, number, index)
+        # signature values keyed by the hashes (no draw from the block's generator)
+        sig_r = int(tx_hash[2:], 16) % _SECP256K1_N or 1
+        sig_s = int(eth_hash[2:], 16) % _HALF_N or 1
+        v = 2 * HARMONY_CHAIN_ID + 35 + (sig_r & 1)
+        base = intrinsic_gas(op.input, False)
+        trace = TraceFrame(
+            "call",
+            "call",
+            op.sender,
+            op.contract,
+            0,
+            op.gas - base,
+            op.gas_used - base,
+            op.input,
+            op.output,
+            None if op.success else "Reverted",
+            op.revert,
+            (),
+        )
+        logs = tuple(Log(a, t, d, first_log + k) for k, (a, t, d) in enumerate(op.logs))
+        return Transaction(
+            tx_hash, eth_hash, shard, shard, number, block_hash, index, timestamp, op.sender, op.contract,
+            0, op.gas, op.gas_price, op.nonce, op.input, v, sig_r, sig_s, op.gas_used, op.success, None,
+            trace, logs,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ blocks
     def block_hash(self, shard: int, number: int) -> str:
         """Hash of block ``number`` of ``shard``."""
         return self._codec.hash(HASH_BLOCK, shard, number)
 
-    def build(self, shard: int, number: int, seg: Segment, leader: str, events: list[StakingEvent]) -> Block:
+    def build(
+        self,
+        shard: int,
+        number: int,
+        seg: Segment,
+        leader: str,
+        events: list[StakingEvent],
+        token_ops: list[TokenOp] = (),  # type: ignore[assignment]
+    ) -> Block:
         """Generate block ``number`` of ``shard``.
 
         Parameters
@@ -490,6 +555,9 @@ class BlockFactory:
             Address of the block's leader.
         events
             The block's staking transactions (shard 0 only).
+        token_ops
+            The block's token operations: appended after the plain transactions (the plain
+            transactions and the block's other fields keep their draws).
         """
         r = self._rng
         r.seed(self._codec.seed_int(_TAG_BLOCK, shard, number))
@@ -513,7 +581,37 @@ class BlockFactory:
             ]
         )
         stx = tuple(self._staking(number, block_hash, timestamp, ev) for ev in events)
-        size = 509 + sum(112 + len(t.input) // 2 for t in txs) + 230 * len(stx)
+        n_plain = len(txs)
+        if token_ops:
+            tokens: list[Transaction] = []
+            first_log = 0
+            for k, op in enumerate(token_ops):
+                tx = self._token_transaction(shard, number, block_hash, timestamp, n_plain + k, op, first_log)
+                first_log += len(tx.logs)
+                tokens.append(tx)
+            all_txs = (*txs, *tokens)
+            bloom = bloom_of(log for tx in tokens for log in tx.logs)
+            logs_bloom = bloom_hex(bloom) if bloom else EMPTY_BLOOM
+        else:
+            all_txs = txs
+            logs_bloom = EMPTY_BLOOM
+        size = 509 + sum(112 + len(t.input) // 2 for t in all_txs) + 230 * len(stx)
+        # _TOKEN_ROOTS (sub) keys the roots of blocks holding token transactions only
+        state_root = "0x" + hex_bytes(r, 32)  # drawn first, as before
+        # roots: drawn as before for the plain transactions; a block whose only transactions
+        # are token ones gets keyed roots (no draw), so the draws after them stay put
+        if txs:
+            transactions_root = "0x" + hex_bytes(r, 32)
+        elif all_txs:
+            transactions_root = self._codec.hash(HASH_MISC, shard, number, 1, _TOKEN_ROOTS)
+        else:
+            transactions_root = EMPTY_ROOT
+        if txs or stx:
+            receipts_root = "0x" + hex_bytes(r, 32)
+        elif all_txs:
+            receipts_root = self._codec.hash(HASH_MISC, shard, number, 2, _TOKEN_ROOTS)
+        else:
+            receipts_root = EMPTY_ROOT
         return Block(
             shard_id=shard,
             number=number,
@@ -525,13 +623,14 @@ class BlockFactory:
             leader=leader,
             size=size,
             gas_limit=BLOCK_GAS_LIMIT,
-            gas_used=sum(t.gas_used for t in txs),
-            state_root="0x" + hex_bytes(r, 32),
-            transactions_root="0x" + hex_bytes(r, 32) if txs else EMPTY_ROOT,
-            receipts_root="0x" + hex_bytes(r, 32) if txs or stx else EMPTY_ROOT,
+            gas_used=sum(t.gas_used for t in all_txs) + sum(t.gas_used for t in stx),
+            state_root=state_root,
+            transactions_root=transactions_root,
+            receipts_root=receipts_root,
             extra_data="0x",
             vrf="0x" + hex_bytes(r, 32),
             vrf_proof="0x" + hex_bytes(r, 96),
-            transactions=txs,
+            transactions=all_txs,
             staking_transactions=stx,
+            logs_bloom=logs_bloom,
         )

@@ -41,8 +41,11 @@ from hmyframe.devnet._gen_activity import ActivityName
 from hmyframe.devnet._gen_activity import activity as activity_profile
 from hmyframe.devnet._gen_block import BlockFactory
 from hmyframe.devnet._gen_codec import (
+    ADDR_CONTRACT,
+    ADDR_CREATED,
     ADDR_DELEGATOR,
     ADDR_EOA,
+    ADDR_INNER,
     ADDR_VALIDATOR,
     HASH_BLOCK,
     HASH_MISC,
@@ -54,11 +57,13 @@ from hmyframe.devnet._gen_codec import (
 from hmyframe.devnet._gen_population import build_population
 from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
 from hmyframe.devnet._gen_staking import StakingEngine
+from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
 from hmyframe.devnet.model import (
     Block,
     CxProof,
     CxReceipt,
     StakingTransaction,
+    TokenContract,
     Transaction,
     ValidatorSnapshot,
 )
@@ -135,6 +140,11 @@ class Chain:
         Size of the validator population (most created at genesis, about 12 % later).
     genesis_time
         Unix time of block 0; block ``n`` is at ``genesis_time + 2 * view_id``.
+    token_density
+        Expected token transactions per block with plain transactions (HRC-20/721/1155
+        mints, transfers, burns and failed transfers, appended after the plain ones; see
+        :mod:`hmyframe.devnet._gen_tokens`). 0 gives the chain without token activity; the
+        plain transactions are the same whatever the density.
     activity
         How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
         ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
@@ -180,6 +190,7 @@ class Chain:
         epoch_length: int = 200,
         validators: int = 300,
         genesis_time: int = 1_767_225_600,
+        token_density: float = DEFAULT_TOKEN_DENSITY,
         activity: ActivityName = "devnet",
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
@@ -191,6 +202,12 @@ class Chain:
         self.n_validators: int = _check_int("validators", validators, max(4, 2 * self.n_shards))
         self.genesis_time: int = _check_int("genesis_time", genesis_time, 0)
         self.block_time: int = BLOCK_TIME
+        density: object = token_density
+        if isinstance(density, bool) or not isinstance(density, int | float) or not 0 <= density <= 50:
+            raise ConfigError(
+                f"token_density={short_repr(density)} must be a number of transactions per block from 0 to 50"
+            )
+        self.token_density: float = float(density)
         profile = activity_profile(activity)  # a ConfigError names the bad value
         self.activity: ActivityName = activity
         self._head = blocks - 1
@@ -204,13 +221,15 @@ class Chain:
         self._engine = StakingEngine(
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
+        self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return (
             f"Chain(seed={self.seed}, shards={self.n_shards}, blocks={self._head + 1}, "
-            f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}"
+            f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}, "
+            f"token_density={self.token_density}"
             + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
             + ")"
         )
@@ -262,6 +281,12 @@ class Chain:
             n = seg.start + i1
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
+    def _plain_count(self, shard: int, number: int) -> int:
+        """Plain transactions of block ``number`` of ``shard``, from the skeleton."""
+        seg = self._skeletons[shard].segment_of(number)
+        i = number - seg.start
+        return int(seg.offsets[i + 1] - seg.offsets[i])
+
     # ------------------------------------------------------------------ blocks
     @_locked
     def block(self, shard: int, number: int) -> Block:
@@ -291,7 +316,7 @@ class Chain:
         view_id = int(seg.view_ids[number - seg.start])
         leader = self._engine.leader(shard, number, view_id)
         events = self._engine.events_at(number) if shard == 0 and number > 0 else []
-        block = self._factory.build(shard, number, seg, leader, events)
+        block = self._factory.build(shard, number, seg, leader, events, self._tokens.ops(shard, number))
         self._blocks[key] = block
         if len(self._blocks) > _BLOCK_LRU:
             self._blocks.popitem(last=False)
@@ -331,7 +356,7 @@ class Chain:
     def transaction_counts(self, shard: int, start: int, end: int) -> list[int]:
         """Number of plain transactions of each block ``start .. end`` (inclusive) of ``shard``.
 
-        Read from the skeleton: no block is generated.
+        Read from the skeleton and the token draws: no block is generated.
         """
         shard = self._shard(shard)
         start = self._number(start, "start")
@@ -345,6 +370,8 @@ class Chain:
             i1 = min(end - seg.start, SEGMENT - 1)
             out.extend(np.diff(seg.offsets[i0 : i1 + 2]).tolist())
             n = seg.start + i1 + 1
+        if self.token_density > 0:  # token transactions (their draws only: no block is built)
+            out = [c + len(self._tokens.ops(shard, start + i)) for i, c in enumerate(out)]
         return out
 
     def genesis_hash(self, shard: int) -> str:
@@ -451,7 +478,59 @@ class Chain:
             return self._skeletons[shard].count_before(a, block)
         if kind in (ADDR_VALIDATOR, ADDR_DELEGATOR) and shard == 0:
             return self._engine.staking_count(address.lower(), block)
+        if kind == ADDR_HOLDER:
+            return self._tokens.nonce(shard, address.lower(), block)
         return 0
+
+    # ------------------------------------------------------------------ tokens and code
+    def tokens(self, shard: int) -> list[TokenContract]:
+        """The token contracts of ``shard`` (deployed at genesis), in a fixed order."""
+        return list(self._tokens.contracts[self._shard(shard)])
+
+    def token(self, address: str) -> TokenContract | None:
+        """The token contract at ``address`` (0x, any case, any shard), else ``None``."""
+        return self._tokens.token(_address(address))
+
+    def token_holder(self, index: int) -> str:
+        """Address of token holder ``index`` (0 is the minter of every token)."""
+        return self._tokens.holder(index)
+
+    @_locked
+    def token_ledger(self, shard: int, block: int) -> Ledger:
+        """A copy of the token ledger of ``shard`` after block ``block`` (balances, supplies,
+        NFT owners, holder nonces; holders by index)."""
+        return self._tokens.state_after(self._shard(shard), self._number(block, "block")).copy()
+
+    @_locked
+    def call(self, shard: int, address: str, data: str, block: int) -> tuple[str, str | None]:
+        """What the node's ``call`` of ``data`` (0x-hex call data) to ``address`` answers at
+        ``block``: ``(return data, None)`` or ``("0x", revert data)`` when the call reverts
+        with a reason (see :meth:`hmyframe.devnet._gen_tokens.TokenEngine.call`)."""
+        return self._tokens.call(
+            self._shard(shard), _address(address), data.lower(), self._number(block, "block")
+        )
+
+    def code(self, shard: int, address: str, block: int) -> str:
+        """Runtime code at ``address`` on ``shard`` after block ``block`` (``"0x"`` for accounts).
+
+        Token contracts have their code; the other contracts (genesis ones, created ones once
+        their creating block is reached) a short code keyed by their address.
+        """
+        shard = self._shard(shard)
+        block = self._number(block, "block")
+        text = _address(address)
+        token = self._tokens.token(text)
+        if token is not None:
+            return token.code if token.shard_id == shard else "0x"
+        loc = self._codec.decode_address(text)
+        if loc is None:
+            return "0x"
+        kind, on_shard, a, _ = loc
+        if on_shard != shard or kind not in (ADDR_CONTRACT, ADDR_CREATED, ADDR_INNER):
+            return "0x"
+        if kind != ADDR_CONTRACT and a > block:
+            return "0x"
+        return "0x6080604052348015600f57600080fd5b50" + text[2:]
 
     # ------------------------------------------------------------------ signing
     @_locked

@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Literal
 
 __all__ = [
+    "EMPTY_BLOOM",
     "ZERO_ADDRESS",
     "ZERO_HASH",
     "Block",
@@ -35,7 +36,9 @@ __all__ = [
     "CxReceipt",
     "Delegation",
     "Directive",
+    "Log",
     "StakingTransaction",
+    "TokenContract",
     "TraceFrame",
     "Transaction",
     "Undelegation",
@@ -45,6 +48,8 @@ __all__ = [
 
 ZERO_HASH = "0x" + "00" * 32
 ZERO_ADDRESS = "0x" + "00" * 20
+#: ``logsBloom`` without logs: 256 zero bytes.
+EMPTY_BLOOM = "0x" + "00" * 256
 
 Directive = Literal["CreateValidator", "EditValidator", "Delegate", "Undelegate", "CollectRewards"]
 
@@ -101,6 +106,61 @@ class TraceFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class Log:
+    """One event log of a transaction's receipt.
+
+    Attributes
+    ----------
+    address
+        The emitting contract.
+    topics
+        0 to 4 32-byte topics (``topics[0]`` the event signature's keccak for Solidity events).
+    data
+        Non-indexed arguments, ``0x``-hex (``"0x"`` if none).
+    log_index
+        Position of the log in its block (the node's ``logIndex``: counts across the block's
+        transactions, from 0).
+    """
+
+    address: str
+    topics: tuple[str, ...]
+    data: str
+    log_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenContract:
+    """A token contract of one shard (deployed at genesis) and how it answers metadata calls.
+
+    Attributes
+    ----------
+    address, shard_id
+        Where it lives.
+    standard
+        ``"hrc20"``, ``"hrc721"`` or ``"hrc1155"``.
+    name, symbol
+        What ``name()`` / ``symbol()`` return, by ``*_kind``: ``"string"`` (ABI string of
+        these bytes, which may be invalid UTF-8), ``"bytes32"`` (the bytes right-padded into
+        one word), ``"revert"`` (the call reverts with ``Error(name)``), ``"none"`` (the
+        contract has no such function: the node answers ``"0x"``).
+    decimals
+        ``decimals()``; ``None``: the contract has no such function (``"0x"``).
+    code
+        Runtime bytecode (``getCode``).
+    """
+
+    address: str
+    shard_id: int
+    standard: Literal["hrc20", "hrc721", "hrc1155"]
+    name: bytes
+    name_kind: Literal["string", "bytes32", "revert", "none"]
+    symbol: bytes
+    symbol_kind: Literal["string", "bytes32", "revert", "none"]
+    decimals: int | None
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
 class Transaction:
     """A plain (EVM) transaction as included in a block.
 
@@ -136,6 +196,8 @@ class Transaction:
     trace
         Root call frame for ``trace_block``/``trace_transaction``; ``None`` when the node
         produces no trace for this transaction.
+    logs
+        The receipt's event logs (none when the transaction failed).
     """
 
     hash: str
@@ -160,6 +222,7 @@ class Transaction:
     success: bool = True
     contract_address: str | None = None
     trace: TraceFrame | None = None
+    logs: tuple[Log, ...] = ()
 
     @property
     def is_cross_shard(self) -> bool:
@@ -196,6 +259,7 @@ class StakingTransaction:
     s: int
     directive: Directive
     msg: dict[str, object]
+    gas_used: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +267,9 @@ class Block:
     """A block of one shard.
 
     ``signers`` of block N come from block N+1's commit bitmap; the chain computes them on
-    demand (see ``Chain.signers``), so they are not stored here.
+    demand (see ``Chain.signers``), so they are not stored here. ``gas_used`` sums the
+    receipts' gas (plain, then staking transactions); ``logs_bloom`` is the union of the
+    receipts' blooms.
     """
 
     shard_id: int
@@ -225,6 +291,7 @@ class Block:
     vrf_proof: str
     transactions: tuple[Transaction, ...] = ()
     staking_transactions: tuple[StakingTransaction, ...] = ()
+    logs_bloom: str = EMPTY_BLOOM
 
 
 @dataclass(frozen=True, slots=True)

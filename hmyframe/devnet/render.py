@@ -46,6 +46,7 @@ import msgspec
 
 from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet.model import (
+    EMPTY_BLOOM,
     ZERO_ADDRESS,
     ZERO_HASH,
     Block,
@@ -86,8 +87,6 @@ Profile = Literal["current", "legacy"]
 Gen = Literal[1, 2]
 PROFILES: tuple[Profile, ...] = ("current", "legacy")
 
-#: ``logsBloom`` of a block without logs: 256 zero bytes.
-EMPTY_BLOOM = "0x" + "00" * 256
 #: Keccak of the RLP of an empty uncle list (``sha3Uncles`` of every Harmony header).
 EMPTY_UNCLE_HASH = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
 _ZERO_NONCE = "0x0000000000000000"
@@ -422,7 +421,7 @@ def block_obj(
             "parentHash": block.parent_hash,
             "nonce": 0,
             "mixHash": ZERO_HASH,
-            "logsBloom": EMPTY_BLOOM,
+            "logsBloom": block.logs_bloom,
             "stateRoot": block.state_root,
             "miner": _one(block.leader) if block.leader else "",
             "difficulty": 0,
@@ -456,7 +455,7 @@ def block_obj(
         "gasLimit": num(block.gas_limit),
         "gasUsed": num(block.gas_used),
         "hash": block.hash,
-        "logsBloom": EMPTY_BLOOM,
+        "logsBloom": block.logs_bloom,
         "miner": (block.leader or ZERO_ADDRESS).lower(),
         "mixHash": ZERO_HASH,
         "nonce": 0,
@@ -691,7 +690,7 @@ def _header_fields(h: Block) -> dict[str, Any]:
         "stateRoot": h.state_root,
         "transactionsRoot": h.transactions_root,
         "receiptsRoot": h.receipts_root,
-        "logsBloom": EMPTY_BLOOM,
+        "logsBloom": h.logs_bloom,
         "difficulty": "0x0",
         "number": hexq(h.number),
         "gasLimit": hexq(h.gas_limit),

@@ -34,7 +34,6 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from hmyframe.devnet import eth as _eth  # noqa: F401  (importing it registers the eth_ and web3_ methods)
 from hmyframe.devnet.faults import FaultInjector, RequestFaults
 from hmyframe.devnet.node import (
     VALIDATOR_RATE_LIMIT,

@@ -473,6 +473,11 @@ class Session:
             self._learn_head(shard, await self.client.v2.block_number(shard=shard))
         return self._heads[shard]
 
+    def saw_head(self, shard: int, head: int) -> None:
+        """Remember ``head`` of ``shard`` learnt elsewhere (a ``newHeads`` subscription), so a
+        fetch up to it is not refused as beyond the head this session last asked for."""
+        self._learn_head(shard, head)
+
     def _learn_head(self, shard: int, raw: Any) -> None:
         if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
             raise ResponseShapeError("hmyv2_blockNumber", "result", raw, "a non-negative integer")

@@ -17,8 +17,8 @@ from hmyframe.devnet._gen_block import BLOCK_GAS_LIMIT
 from hmyframe.errors import ConfigError
 
 #: SHA-256 of the answers below from a ``Devnet(shards=2, blocks=600, seed=0)`` as main served
-#: them before activity profiles existed (commit bc34286): the default profile must keep them.
-DEVNET_ANSWERS_SHA256 = "5b804e2809062d970101e54d66608781b7cfeecb642e1a23c7fc7abe404f66df"
+#: them before activity profiles existed (main at e6ce0a4, token transactions included): the default profile must keep them.
+DEVNET_ANSWERS_SHA256 = "2fb014d9c7ac0a674209913a2e54adacf41d9da2ddd4a87c8e8fa4f585285de0"
 
 
 def _post(url: str, body: Any) -> bytes:

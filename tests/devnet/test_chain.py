@@ -193,7 +193,10 @@ def test_transactions_per_block_distribution(default: Chain) -> None:
 
 def test_block_gas_and_roots(default: Chain) -> None:
     for block in default.iter_blocks(0, 0, 300):
-        assert block.gas_used == sum(tx.gas_used for tx in block.transactions)
+        # the header's gasUsed sums every receipt, plain and staking (as the node's)
+        staking = sum(stx.gas_used for stx in block.staking_transactions)
+        assert block.gas_used == sum(tx.gas_used for tx in block.transactions) + staking
+        assert all(0 < stx.gas_used <= stx.gas for stx in block.staking_transactions)
         assert block.gas_used <= block.gas_limit
         for index, tx in enumerate(block.transactions):
             assert (tx.block_number, tx.block_hash, tx.index, tx.timestamp) == (

@@ -61,6 +61,9 @@ NULLABLE = frozenset(
         "epoch-apr",
         "epoch-blocks",
         "msg",
+        # receipts: the current source sends the zero address for a non-creation (a Go
+        # common.Address); samples recorded with the older pointer field show null
+        "contractAddress",
     }
 )
 
@@ -117,6 +120,7 @@ class Ask:
     params: list[Any]
     shard: int = 0
     trace: bool = False
+    setup: str | None = None  # a method called first whose result replaces params[0] (filter ids)
 
 
 def _block(chain: Chain, shard: int, pred: Callable[[Block], bool]) -> Block:
@@ -210,6 +214,22 @@ def build(sample: Sample, chain: Chain) -> Ask:
         return Ask([hex(traced.number).upper().replace("0X", "0x")], trace=True)
     if method == "trace_transaction":
         return Ask([_tx(chain, lambda t: t.trace is not None).hash], trace=True)
+    if name == "call":
+        return Ask([{"to": chain.tokens(0)[0].address, "data": "0x313ce567"}, "latest"])
+    if name == "getCode":
+        return Ask([chain.tokens(0)[0].address, "latest"])
+    if name == "getTransactionReceipt":
+        if "staking" in sample.file:
+            return Ask([busy.staking_transactions[0].hash])
+        return Ask([_tx(chain, lambda t: t.to is not None and not t.logs).hash])
+    if name == "getLogs":
+        return Ask([{"fromBlock": hex(busy.number), "toBlock": hex(busy.number)}])
+    if name == "newFilter":
+        return Ask([{"BlockHash": busy.hash}] if given and "BlockHash" in given[0] else [{"topics": []}])
+    if name in ("newBlockFilter", "eth_newBlockFilter"):
+        return Ask([])
+    if name == "getFilterChanges":
+        return Ask(["<id>"], setup="hmy_newBlockFilter")
     raise AssertionError(f"no request builder for {method}")
 
 
@@ -258,12 +278,18 @@ async def test_sample_fidelity(
     file: str, samples: Samples, devnet: Devnet, legacy_devnet: Devnet, devnet_truth: Chain
 ) -> None:
     sample = next(s for s in samples if s.file == file)
-    net = legacy_devnet if profile_of(sample) == "legacy" else devnet
+    # a sample the docs garbled (not JSON even after repairs) shows nothing to compare: the
+    # request must just be answered, by the current node
+    net = legacy_devnet if profile_of(sample) == "legacy" and sample.parsed else devnet
     if sample.method == "invalid_method":
         method, ask = "invalid_" + "d41d8cd98f00", Ask([])
     else:
         method, ask = sample.method, build(sample, devnet_truth)
     url = (net.trace_urls if ask.trace else net.urls)[ask.shard]
+    if ask.setup is not None:
+        first = {"jsonrpc": "2.0", "id": 1, "method": ask.setup, "params": []}
+        async with aiohttp.ClientSession() as http, http.post(url, json=first) as resp:
+            ask = Ask([json.loads(await resp.read())["result"], *ask.params[1:]], ask.shard, ask.trace)
     envelope_sample = sample.response if sample.response_part == "full JSON-RPC envelope" else None
     request_id: Any = envelope_sample.get("id", 1) if isinstance(envelope_sample, dict) else 1
     payload = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": ask.params}
@@ -271,6 +297,9 @@ async def test_sample_fidelity(
         assert resp.status == 200
         envelope = json.loads(await resp.read())
     floats_ok = float_mangled(sample)
+    if not sample.parsed:
+        assert "error" not in envelope, f"{sample.method}{ask.params}: {envelope.get('error')}"
+        return
     if sample.response_part == "error object":
         assert "error" in envelope, envelope
         assert_structure(sample.response, envelope["error"], path="error", floats_ok=False)
@@ -305,8 +334,12 @@ def test_every_served_method_has_a_sample_or_a_test(samples: Samples) -> None:
     so that a newly served method cannot slip in without a sample or a decision."""
     eth = ["eth_blockNumber", "eth_chainId", "eth_getBlockByNumber", "eth_getBlockReceipts"]
     eth += ["eth_getTransactionReceipt", "web3_clientVersion"]  # tests/devnet/test_eth.py
+    # tests/devnet/test_tokens.py
+    tokens = ["eth_call", "eth_getCode", "eth_getLogs", "eth_newFilter", "eth_getFilterChanges"]
+    tokens += ["eth_getFilterLogs", "eth_uninstallFilter", "hmy_getFilterLogs", "hmy_uninstallFilter"]
+    tokens += ["hmy_getBlockReceipts", "hmyv2_getBlockReceipts", "hmyv2_call", "hmyv2_getCode"]
     assert sorted(SERVED - {s.method for s in samples}) == sorted(
-        ["hmy_chainId", "hmyv2_chainId", "hmyv2_epochLastBlock", *eth]
+        ["hmy_chainId", "hmyv2_chainId", "hmyv2_epochLastBlock", *eth, *tokens]
     )
 
 

@@ -75,3 +75,22 @@ def test_cli_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert "shards=0" in capsys.readouterr().err
     assert main(["devnet", "--faults", "boom"]) == 1
     assert "'boom'" in capsys.readouterr().err
+
+
+def test_cli_token_density() -> None:
+    """``--token-density 0`` serves the chain without token activity; the default has some."""
+    for density, expect_logs in (("0", False), ("4", True)):
+        proc, urls = _start("--blocks", "40", "--seed", "9", "--validators", "20", "--token-density", density)
+        try:
+            status, answer = _post(urls[0][0], "hmy_getLogs", [{"fromBlock": "0x0", "toBlock": "latest"}])
+            assert status == 200
+            assert bool(answer["result"]) is expect_logs
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=20)
+        assert proc.returncode == 0
+
+
+def test_cli_rejects_bad_token_density(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["devnet", "--token-density", "-2"]) == 1
+    assert "token_density=-2.0" in capsys.readouterr().err

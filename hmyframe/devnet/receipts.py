@@ -1,0 +1,156 @@
+"""Receipts and logs as the node renders them (``rpc/harmony/v1|v2|eth/types.go`` ``NewReceipt``,
+``core/types/gen_log_json.go``); facts in ``/work/notes/research-16.md`` (issue 16).
+
+* A block's receipts are its plain transactions' then its staking transactions';
+  ``cumulativeGasUsed`` runs across both and ends at the block's ``gasUsed``; a staking
+  receipt's ``transactionIndex`` is its staking index plus the number of plain transactions.
+* Current node (keys sorted: the node re-marshals through a map): plain receipts carry
+  ``from``/``to`` (one1; a creation's ``from`` is EIP-55-less 0x hex here, ``to`` ``""``),
+  ``shardID``, ``contractAddress`` (the zero address unless a creation), ``root`` ``"0x"``,
+  ``status``, ``effectiveGasPrice`` (the gas price); staking receipts ``sender`` (one1) and
+  ``type`` (the directive number) instead of ``from``/``to``/``shardID``. v1 numbers are hex
+  quantities, v2 JSON numbers.
+* Legacy profile (the early-2020 node, per the docs samples): no ``effectiveGasPrice``,
+  ``contractAddress`` null unless a creation, ``root`` the block's state root (the docs' v1
+  samples show ``root``, the CLI's and v2's ``status``: both are sent); no ``getBlockReceipts``
+  (a later addition).
+* Logs are the same in every namespace and generation: lower-case 0x ``address``, hex
+  ``blockNumber``/``transactionIndex``/``logIndex``, ``removed`` false; their
+  ``transactionHash`` is the Harmony hash (``hmy``) or the Ethereum-form hash (``eth``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from hmyframe.addresses import to_one as _one
+from hmyframe.devnet.bloom import bloom_hex, bloom_of
+from hmyframe.devnet.model import EMPTY_BLOOM, ZERO_ADDRESS, Block, Log, StakingTransaction, Transaction
+from hmyframe.devnet.render import Gen, Profile, hexq
+
+__all__ = [
+    "DIRECTIVE_NUMBERS",
+    "block_receipt_objs",
+    "cumulative_gas",
+    "eth_receipt_obj",
+    "log_obj",
+    "receipt_bloom",
+    "receipt_obj",
+]
+
+#: ``staking.Directive`` numbers (a staking receipt's ``type``).
+DIRECTIVE_NUMBERS = {
+    "CreateValidator": 0,
+    "EditValidator": 1,
+    "Delegate": 2,
+    "Undelegate": 3,
+    "CollectRewards": 4,
+}
+
+
+def log_obj(log: Log, tx: Transaction, *, namespace: Literal["hmy", "eth"] = "hmy") -> dict[str, Any]:
+    """One log (``types.Log`` JSON, field order of the node)."""
+    return {
+        "address": log.address,
+        "topics": list(log.topics),
+        "data": log.data,
+        "blockNumber": hexq(tx.block_number),
+        "transactionHash": tx.eth_hash if namespace == "eth" else tx.hash,
+        "transactionIndex": hexq(tx.index),
+        "blockHash": tx.block_hash,
+        "logIndex": hexq(log.log_index),
+        "removed": False,
+    }
+
+
+def receipt_bloom(logs: tuple[Log, ...]) -> str:
+    """A receipt's ``logsBloom``."""
+    return bloom_hex(bloom_of(logs)) if logs else EMPTY_BLOOM
+
+
+def receipt_obj(
+    tx: Transaction | StakingTransaction,
+    block: Block,
+    *,
+    cumulative_gas_used: int,
+    gen: Gen,
+    profile: Profile,
+) -> dict[str, Any]:
+    """A plain or staking transaction's receipt in ``hmy_`` (gen 1) / ``hmyv2_`` (gen 2)."""
+    num: Any = hexq if gen == 1 else (lambda v: v)
+    legacy = profile == "legacy"
+    obj: dict[str, Any] = {
+        "blockHash": block.hash,
+        "blockNumber": num(block.number),
+        "contractAddress": None if legacy else ZERO_ADDRESS,
+        "cumulativeGasUsed": num(cumulative_gas_used),
+        "gasUsed": num(tx.gas_used),
+    }
+    if isinstance(tx, StakingTransaction):
+        index = tx.index + len(block.transactions)
+        logs: list[dict[str, Any]] = []
+        bloom = EMPTY_BLOOM
+        status = True
+        obj["sender"] = _one(tx.sender)
+        obj["type"] = num(DIRECTIVE_NUMBERS[tx.directive])
+    else:
+        index = tx.index
+        logs = [log_obj(log, tx) for log in tx.logs]
+        bloom = receipt_bloom(tx.logs)
+        status = tx.success
+        if tx.contract_address is not None:
+            obj["contractAddress"] = tx.contract_address
+        if tx.to is None:
+            obj["from"] = tx.sender.lower()
+            obj["to"] = ""
+        else:
+            obj["from"] = _one(tx.sender)
+            obj["to"] = _one(tx.to)
+        obj["shardID"] = tx.shard_id
+    obj["logs"] = logs
+    obj["logsBloom"] = bloom
+    if not legacy:
+        obj["effectiveGasPrice"] = num(tx.gas_price)
+        obj["root"] = "0x"
+    else:
+        obj["root"] = block.state_root
+    obj["status"] = num(int(status))
+    obj["transactionHash"] = tx.hash
+    obj["transactionIndex"] = num(index)
+    return dict(sorted(obj.items()))
+
+
+def block_receipt_objs(block: Block, *, gen: Gen, profile: Profile) -> list[dict[str, Any]]:
+    """Every receipt of ``block`` (plain, then staking), as ``getBlockReceipts`` lists them."""
+    out: list[dict[str, Any]] = []
+    cumulative = 0
+    txs: tuple[Transaction | StakingTransaction, ...] = (*block.transactions, *block.staking_transactions)
+    for tx in txs:
+        cumulative += tx.gas_used
+        out.append(receipt_obj(tx, block, cumulative_gas_used=cumulative, gen=gen, profile=profile))
+    return out
+
+
+def eth_receipt_obj(tx: Transaction, cumulative_gas_used: int) -> dict[str, Any]:
+    """A plain transaction's receipt in the Ethereum namespace (keys sorted, as the node's map)."""
+    return {
+        "blockHash": tx.block_hash,
+        "blockNumber": hexq(tx.block_number),
+        "contractAddress": None if tx.contract_address is None else tx.contract_address.lower(),
+        "cumulativeGasUsed": hexq(cumulative_gas_used),
+        "effectiveGasPrice": hexq(tx.gas_price),
+        "from": tx.sender.lower(),
+        "gasUsed": hexq(tx.gas_used),
+        "logs": [log_obj(log, tx, namespace="eth") for log in tx.logs],
+        "logsBloom": receipt_bloom(tx.logs),
+        "status": "0x1" if tx.success else "0x0",
+        "to": None if tx.to is None else tx.to.lower(),
+        "transactionHash": tx.eth_hash,
+        "transactionIndex": hexq(tx.index),
+    }
+
+
+def cumulative_gas(block: Block, position: int) -> int:
+    """``cumulativeGasUsed`` of receipt ``position`` of ``block`` (plain then staking)."""
+    txs: tuple[Transaction | StakingTransaction, ...] = (*block.transactions, *block.staking_transactions)
+    return sum(t.gas_used for t in txs[: position + 1])

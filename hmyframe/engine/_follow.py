@@ -1,0 +1,635 @@
+"""Following the chain live: exports and batches that keep up with the head.
+
+:func:`follow_export` (``hmyframe export ... --follow``, ``hmyframe.export(..., follow=True)``)
+catches up to the head, then exports each shard's new blocks as they appear, until
+interrupted (or until ``end``). :func:`follow` (``hmyframe.aio.follow`` and the sync
+``hmyframe.follow``) yields each new batch as a frame.
+
+Heads
+    New heads come from a :class:`HeadSource`: ``heads(shard)`` yields the shard's head each
+    time it is observed. :class:`PollingHeads` asks the node every ``poll`` seconds (backing
+    off, up to :data:`MAX_BACKOFF`, while the node cannot answer); a WebSocket ``newHeads``
+    source plugs in behind the same interface (:func:`head_source` picks one).
+
+Files
+    A batch of new blocks is fetched through the ordinary range driver
+    (:func:`~hmyframe.engine._ranges.fetch_range`), so it is written as ordinary range files
+    of the cache layout: the blocks of the unfinished head chunk land in small *tail files*
+    (``blocks__0000005000_0000005003.parquet``, ``..5004_5010..``), each published atomically.
+    Once a chunk is complete (or holds more than :data:`MAX_TAILS` tails) its files are
+    compacted: their rows are written as one file of the whole span
+    (``Cache.write_range(replace=True)``) and the cache's overlap repair deletes the
+    narrower files right after the rename ("the wider file wins"). Readers that plan with the
+    cache's cover (:func:`hmyframe.read`, the cache, the fetchers) never see a block twice nor
+    miss one, even in that instant; a raw ``pyarrow.dataset`` listing taken between the rename
+    and the deletions can hold both (a few milliseconds per chunk): read through
+    :func:`hmyframe.read` while a follower runs. When it has stopped, the folder is the standard
+    layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
+
+Lag
+    A block is on disk at most ``poll`` (the interval between two head polls; with a
+    WebSocket source, the notification delay) + one batch's fetch, conversion and write time
+    after the node first reports it, plus the datasets' head offset (``signers`` wait one
+    block: block N's signers are known from block N+1). A compaction (once per chunk, or per
+    :data:`MAX_TAILS` batches) runs before the next poll and delays that batch by its own time
+    (reading and writing at most one chunk). Shards are followed concurrently, each at its own
+    pace. Measured: ``tests/engine/test_follow.py`` (README, "Live").
+
+Stopping and restarting
+    Cancelling (Ctrl-C, SIGTERM in the command line) lets the in-flight write finish (a file
+    is renamed into place whole or not at all: the writer thread is waited for); a process
+    killed mid-write leaves only a hidden temporary file, removed later. A restart plans
+    against the folder like any export: only the missing blocks are fetched, then tails left
+    behind are compacted, so nothing is skipped or written twice.
+
+The node
+    A head lower than one seen before, a head that stops moving for ``stall_after`` seconds,
+    and a node that cannot serve the blocks it announced (unreachable, rate-limited, behind
+    its own head) are reported with a :class:`FollowWarning` and waited out; the follower
+    never stops for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hmyframe.datasets import sources
+from hmyframe.engine._blocks import resolve_range
+from hmyframe.engine._ranges import _merge, fetch_range, split_aligned
+from hmyframe.engine._session import Session
+from hmyframe.errors import (
+    ConfigError,
+    InvalidParamsError,
+    MethodNotFoundError,
+    RateLimitError,
+    ResponseShapeError,
+    RpcError,
+    TransportError,
+    short_repr,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from hmyframe.cache import Cache
+
+__all__ = [
+    "MAX_BACKOFF",
+    "MAX_TAILS",
+    "Batch",
+    "FollowWarning",
+    "HeadSource",
+    "PollingHeads",
+    "compact",
+    "follow_export",
+    "follow_shard",
+    "follow_shards",
+    "head_source",
+    "written_by",
+]
+
+#: Tail files of one chunk after which they are compacted into one tail (the folder stays small).
+MAX_TAILS = 16
+#: Longest wait, in seconds, between two attempts at a node that does not answer.
+MAX_BACKOFF = 30.0
+#: Seconds without a new head after which the node is reported as stalled.
+STALL_AFTER = 30.0
+
+
+class FollowWarning(UserWarning):
+    """The node being followed misbehaved (unreachable, stalled, a lower head); following goes on."""
+
+
+def _report(message: str) -> None:
+    warnings.warn(message, FollowWarning, stacklevel=2)
+
+
+def _waited_out(exc: BaseException) -> bool:
+    """Whether a failure is the node's, to be reported and waited out (never a crash)."""
+    if isinstance(exc, MethodNotFoundError | InvalidParamsError):
+        return False  # the node will not serve this call: waiting does not help
+    return isinstance(exc, TransportError | RateLimitError | RpcError | ResponseShapeError)
+
+
+# --------------------------------------------------------------------------- heads
+
+
+class HeadSource(Protocol):
+    """Where new heads come from.
+
+    ``heads(shard)`` yields the shard's head block number each time one is observed, possibly
+    the same or a lower one again (the follower judges); it waits out a node that cannot
+    answer (reporting it) rather than raising.
+    """
+
+    def heads(self, shard: int) -> AsyncIterator[int]: ...
+
+
+@dataclass
+class PollingHeads:
+    """Heads by polling ``hmyv2_blockNumber`` every ``every`` seconds.
+
+    Attributes
+    ----------
+    session
+        The open session to ask through.
+    every
+        Seconds between two polls (the main term of the lag).
+    max_backoff
+        While the node cannot answer, the wait doubles from ``every`` up to this.
+    """
+
+    session: Session
+    every: float = 1.0
+    max_backoff: float = MAX_BACKOFF
+
+    async def heads(self, shard: int) -> AsyncIterator[int]:
+        """Yield ``shard``'s head after each poll (see :class:`HeadSource`)."""
+        failures = 0
+        while True:
+            asked = time.monotonic()
+            try:
+                head = await self.session.head(shard, refresh=True)
+            except Exception as exc:
+                if not _waited_out(exc):
+                    raise
+                failures += 1
+                wait = min(self.max_backoff, self.every * 2**failures)
+                _report(f"shard {shard}: cannot read the head ({exc}); asking again in {wait:.1f} s")
+                await asyncio.sleep(wait)
+                continue
+            if failures:
+                _report(f"shard {shard}: the node answers again (head {head})")
+                failures = 0
+            yield head
+            # a steady cadence: the time the follower spent on this head counts towards the wait
+            await asyncio.sleep(max(0.0, self.every - (time.monotonic() - asked)))
+
+
+def head_source(session: Session, poll: float) -> HeadSource:
+    """The head source of a follow: polling every ``poll`` seconds.
+
+    Raises
+    ------
+    ConfigError
+        ``poll`` is not a number of seconds > 0.
+    """
+    value: object = poll
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
+    return PollingHeads(session, float(poll))
+
+
+# --------------------------------------------------------------------------- compaction
+
+
+def compact(
+    cache: Cache,
+    chain_id: str,
+    names: Sequence[str],
+    shard: int,
+    first: int,
+    last: int,
+    chunk_size: int,
+    max_tails: int = MAX_TAILS,
+) -> int:
+    """Compact the files of ``first..last`` chunk by chunk; return how many files were written.
+
+    Within each chunk (blocks aligned on ``chunk_size``), the files lying wholly inside it are
+    merged into one file of their span when they are contiguous and either reach the chunk's
+    end (a complete chunk: the file a plain export writes) or number more than ``max_tails``
+    (tails of the head chunk). Files crossing a chunk boundary (another chunking) are left
+    alone.
+    """
+    from hmyframe import datasets as ds
+
+    written = 0
+    for name in names:
+        dataset = ds.get(name)
+        by_chunk: dict[int, list[tuple[int, int]]] = {}
+        for a, b, _ in cache.cached_ranges(chain_id, dataset, shard, report=False):
+            if b < first or a > last or a // chunk_size != b // chunk_size:
+                continue
+            by_chunk.setdefault(a // chunk_size, []).append((a, b))
+        for index, files in sorted(by_chunk.items()):
+            spans = _merge(files)
+            if len(files) < 2 or len(spans) != 1:
+                continue
+            a, b = spans[0]
+            if b != (index + 1) * chunk_size - 1 and len(files) <= max_tails:
+                continue
+            table = cache.read_range(chain_id, dataset, shard, a, b)
+            cache.write_range(chain_id, dataset, shard, a, b, table, replace=True)
+            written += 1
+    return written
+
+
+# --------------------------------------------------------------------------- following
+
+
+@dataclass
+class Batch:
+    """New blocks of one shard, on disk (and in ``tables`` when collected).
+
+    Attributes
+    ----------
+    shard, first, last
+        The blocks.
+    head
+        The head that announced them.
+    seen, written
+        Wall-clock times (``time.time()``) the head was seen and the batch was on disk.
+    tables
+        Each dataset's rows of the blocks (``{}`` unless collected).
+    """
+
+    shard: int
+    first: int
+    last: int
+    head: int
+    seen: float
+    written: float
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+
+    @property
+    def lag(self) -> float:
+        """Seconds from seeing the head to having its blocks on disk."""
+        return self.written - self.seen
+
+
+@dataclass
+class _Watch:
+    """What one shard's follower knows of its node."""
+
+    shard: int
+    stall_after: float
+    best: int = -1
+    moved: float = field(default_factory=time.monotonic)
+    stalled: bool = False
+    lower: bool = False
+
+    def judge(self, head: int) -> bool:
+        """Take an observed head; whether it is the highest yet (else report what is wrong)."""
+        now = time.monotonic()
+        if head < self.best:
+            if not self.lower:
+                _report(
+                    f"shard {self.shard}: the node reports head {head}, lower than {self.best} seen "
+                    "before; waiting for it to catch up"
+                )
+                self.lower = True
+            return False
+        if self.lower:
+            _report(f"shard {self.shard}: the node is back at head {head}")
+            self.lower = False
+        if head > self.best:
+            self.best = head
+            self.moved = now
+            if self.stalled:
+                _report(f"shard {self.shard}: new head {head}, the node moves again")
+                self.stalled = False
+            return True
+        if not self.stalled and now - self.moved > self.stall_after:
+            _report(
+                f"shard {self.shard}: no new block for {now - self.moved:.0f} s (head {head}); still waiting"
+            )
+            self.stalled = True
+        return False
+
+
+async def follow_shard(
+    session: Session,
+    names: Sequence[str],
+    shard: int,
+    after: int,
+    heads: HeadSource,
+    *,
+    end: int | None = None,
+    collect: bool = False,
+    stall_after: float = STALL_AFTER,
+    first: int | None = None,
+    max_backoff: float = MAX_BACKOFF,
+) -> AsyncIterator[Batch]:
+    """Yield ``shard``'s new blocks after block ``after``, batch by batch, as heads announce them.
+
+    Parameters
+    ----------
+    session
+        An open session.
+    names
+        Range datasets.
+    shard
+        The shard.
+    after
+        Last block already done (the first batch starts at ``after + 1``).
+    heads
+        Where heads come from.
+    end
+        Stop once this block is done (``None``: never).
+    collect
+        Read each batch's tables back (for :func:`follow`); else only write them.
+    stall_after
+        Seconds without a new head before the node is reported stalled.
+    first
+        First block of the followed range, compacted from (default ``after + 1``).
+    max_backoff
+        Longest wait after a batch the node failed to serve.
+    """
+    offset, _ = sources.head_offset(names)
+    watch = _Watch(shard, stall_after)
+    done = after
+    low = after + 1 if first is None else first
+    failures = 0
+    async for head in heads.heads(shard):
+        seen = time.time()
+        if not watch.judge(head):
+            continue
+        target = head - offset if end is None else min(end, head - offset)
+        if target <= done:
+            continue
+        session.saw_head(shard, head)  # the range check of the fetch knows the head as announced
+        try:
+            tables = await fetch_range(session, names, done + 1, target, shard, collect=collect)
+        except Exception as exc:
+            if not _waited_out(exc):
+                raise
+            failures += 1
+            wait = min(max_backoff, 0.5 * 2**failures)
+            _report(
+                f"shard {shard}: blocks {done + 1}..{target} announced by head {head} could not be "
+                f"fetched ({exc}); trying again in {wait:.1f} s"
+            )
+            watch.best = done + offset  # ask again at the next head, even an unchanged one
+            await asyncio.sleep(wait)
+            continue
+        failures = 0
+        batch = Batch(shard, done + 1, target, head, seen, time.time(), tables)
+        done = target
+        if session.cache is not None:  # the chunks this batch touched (a restart's tails included)
+            size = session.options.chunk_size
+            await _compact(session, names, shard, max(low, batch.first // size * size), done)
+        yield batch
+        if end is not None and done >= end:
+            return
+
+
+async def _compact(session: Session, names: Sequence[str], shard: int, first: int, last: int) -> None:
+    cache = session.cache
+    assert cache is not None
+    chain_id = await session.chain_id()
+    size = session.options.chunk_size
+    await asyncio.to_thread(compact, cache, chain_id, written_by(names), shard, first, last, size)
+
+
+def written_by(names: Sequence[str]) -> list[str]:
+    """Every dataset a fetch of ``names`` writes: the sources' sibling datasets (one fetch of
+    full blocks fills blocks, transactions and staking transactions) and the ones needed."""
+    out: dict[str, None] = {}
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name in out:
+            continue
+        out[name] = None
+        pending.extend(sources.source_of(name).fills)
+        pending.extend(sources.fill_of(name).needs)
+    return sorted(out)
+
+
+async def _start(
+    session: Session, names: Sequence[str], start: object, end: int | None, shard: int
+) -> tuple[int, int]:
+    """``(first, last)``: the first block of the follow and the last one the catch-up reaches."""
+    offset, reason = sources.head_offset(names)
+    if start is None or (isinstance(start, int) and not isinstance(start, bool) and start >= 0):
+        # None: after the head; a block number may also lie beyond the head (its blocks come later)
+        last = await session.head(shard, refresh=True) - offset
+        first = last + 1 if start is None else start
+        return first, last if end is None else min(last, end)
+    a, b = await resolve_range(session, start, None, shard, end_offset=offset, end_reason=reason)
+    return a, b if end is None else min(b, end)
+
+
+async def follow_shards(
+    session: Session,
+    names: Sequence[str],
+    start: object,
+    shards: Sequence[int],
+    *,
+    end: int | None = None,
+    poll: float = 1.0,
+    heads: HeadSource | None = None,
+    collect: bool = False,
+    catch_up: bool = True,
+    stall_after: float = STALL_AFTER,
+) -> AsyncGenerator[Batch, None]:
+    """Catch every shard up from ``start``, then yield the shards' new batches as they come.
+
+    Parameters
+    ----------
+    session, names
+        As for :func:`follow_shard`.
+    start
+        First block (any form the fetchers take), or ``None``: the blocks after the head.
+    shards
+        Shards followed at once (batches of all of them, in the order they are done).
+    end
+        Stop once every shard has this block (``None``: never).
+    poll
+        Seconds between head polls.
+    heads
+        The head source (default :func:`head_source`).
+    collect
+        Read the batches' tables back (else only write them).
+    catch_up
+        ``True``: the blocks from ``start`` to the head are fetched as one batch per shard
+        (all chunks at once); ``False``: as one batch per chunk (bounded memory when
+        collecting).
+    stall_after
+        Seconds without a new head before a node is reported stalled.
+    """
+    last_block: object = end
+    if last_block is not None and (
+        isinstance(last_block, bool) or not isinstance(last_block, int) or last_block < 0
+    ):
+        raise ConfigError(f"a follow's end must be a block number or None, got {short_repr(end)}")
+    source = heads if heads is not None else head_source(session, poll)
+    queue: asyncio.Queue[Batch | BaseException | None] = asyncio.Queue()
+
+    async def one(shard: int) -> None:
+        first, last = await _start(session, names, start, end, shard)
+        if first <= last:
+            pieces = (
+                [(first, last)] if catch_up else split_aligned([(first, last)], session.options.chunk_size)
+            )
+            for a, b in pieces:
+                seen = time.time()
+                tables = await fetch_range(session, names, a, b, shard, collect=collect)
+                if session.cache is not None:
+                    await _compact(session, names, shard, first, b)
+                await queue.put(Batch(shard, a, b, b, seen, time.time(), tables))
+        if end is not None and last >= end:
+            return
+        async for batch in follow_shard(
+            session,
+            names,
+            shard,
+            max(last, first - 1),
+            source,
+            end=end,
+            collect=collect,
+            stall_after=stall_after,
+            first=first,
+        ):
+            await queue.put(batch)
+
+    async def run(shard: int) -> None:
+        try:
+            await one(shard)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            await queue.put(exc)
+            return
+        await queue.put(None)
+
+    tasks = [asyncio.ensure_future(run(shard)) for shard in shards]
+    running = len(tasks)
+    try:
+        while running:
+            item = await queue.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        for task in tasks:
+            task.cancel()
+        # the in-flight writes finish (their threads are waited for), then the tasks end
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def follow_export(
+    session: Session,
+    names: Sequence[str],
+    start: object,
+    end: object,
+    shards: Sequence[int],
+    *,
+    poll: float = 1.0,
+    on_batch: Callable[[Batch], None] | None = None,
+    heads: HeadSource | None = None,
+) -> dict[int, tuple[int, int]]:
+    """Export ``names`` from ``start`` on every shard, then keep exporting new blocks.
+
+    Returns (only when ``end`` is a block number) the range exported per shard; runs until
+    cancelled otherwise.
+
+    Raises
+    ------
+    ConfigError
+        ``end`` not a block number or ``None``, or a bad ``start`` or ``poll``.
+    """
+    if end is not None and (isinstance(end, bool) or not isinstance(end, int)):
+        raise ConfigError(
+            f"a follow's end must be a block number (stop there) or None (never stop), got {short_repr(end)}"
+        )
+    ranges: dict[int, tuple[int, int]] = {}
+    async for batch in follow_shards(session, names, start, shards, end=end, poll=poll, heads=heads):
+        low = ranges.get(batch.shard, (batch.first, batch.last))[0]
+        ranges[batch.shard] = (low, batch.last)
+        if on_batch is not None:
+            on_batch(batch)
+    return {shard: ranges[shard] for shard in shards if shard in ranges}
+
+
+# --------------------------------------------------------------------------- the public iterator
+
+
+async def follow(
+    dataset: str,
+    start: object = None,
+    shard: object = 0,
+    *,
+    end: int | None = None,
+    rpc: object = None,
+    trace_rpc: str | dict[int, str] | None = None,
+    cache: Any = True,
+    options: Any = None,
+    output: Any = "pandas",
+    poll: float = 1.0,
+    heads: HeadSource | None = None,
+) -> AsyncIterator[Any]:
+    """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
+
+    Parameters
+    ----------
+    dataset
+        A block-range dataset (``blocks``, ``transactions``, ``staking_transactions``,
+        ``signers``, ``traces``).
+    start
+        First block (any form the fetchers take: a number, a UTC time, ``-100``...): the blocks
+        from there to the head come first, one batch per chunk. ``None`` (default): only blocks
+        after the current head.
+    shard
+        A shard id, a list of ids or ``"all"``: batches of every shard, each batch of one shard.
+    end
+        Stop after this block (``None``: never; break out of the loop or cancel to stop).
+    rpc, trace_rpc, cache, options
+        As for the fetchers; batches are cached like any fetch (``cache=False``: not kept).
+    output
+        ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
+        a fetch of the same blocks.
+    poll
+        Seconds between two polls of the head (the main term of the lag).
+    heads
+        Another :class:`HeadSource` (a WebSocket subscription); default: polling.
+
+    Yields
+    ------
+    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
+        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
+        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
+        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
+
+    Raises
+    ------
+    ConfigError
+        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end`` or ``poll``.
+
+    Examples
+    --------
+    >>> async for df in hmyframe.aio.follow("transactions", rpc="devnet"):   # doctest: +SKIP
+    ...     print(len(df))
+    """
+    from hmyframe.engine._output import check_output, to_output
+    from hmyframe.engine._public import _session
+    from hmyframe.engine._ranges import RANGE_DATASETS
+    from hmyframe.engine._shards import shard_ids, shard_spec
+
+    if dataset not in RANGE_DATASETS:
+        raise ConfigError(
+            f"follow needs a block-range dataset ({', '.join(RANGE_DATASETS)}), got {short_repr(dataset)}"
+        )
+    check_output(output)
+    spec = shard_spec(shard)
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        ids = await shard_ids(session, spec)
+        batches = follow_shards(
+            session, [dataset], start, ids, end=end, poll=poll, heads=heads, collect=True, catch_up=False
+        )
+        try:
+            async for batch in batches:
+                attrs = {"shard": batch.shard, "first": batch.first, "last": batch.last, "lag": batch.lag}
+                yield to_output(batch.tables[dataset], output, attrs)
+        finally:
+            with contextlib.suppress(RuntimeError):
+                await batches.aclose()
