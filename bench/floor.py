@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import hashlib
 import itertools
 import statistics
 import sys
@@ -43,6 +42,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from _devnet import one_shard_devnet
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "golden"))
+from _golden import digest  # the golden test's digest: what "the same file" means
 
 from hmyframe.addresses import normalize_many
 from hmyframe.cache import Cache
@@ -254,24 +256,9 @@ def hmyframe_chunk(
 # --------------------------------------------------------------------------- the runs
 
 
-def file_digest(path: Path) -> str:
-    """Pages, Arrow schema (field metadata kept, file metadata dropped) and row-group layout."""
-    data = path.read_bytes()
-    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
-    meta = pq.ParquetFile(path).metadata
-    h = hashlib.sha256(data[:end])
-    h.update(pq.read_schema(path).with_metadata({}).to_string(show_field_metadata=True).encode())
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        for c in range(group.num_columns):
-            col = group.column(c)
-            h.update(repr((group.num_rows, col.path_in_schema, col.encodings, col.compression)).encode())
-    return h.hexdigest()
-
-
 def files_by_name(root: Path) -> dict[str, str]:
     """``{dataset__first_last: digest}`` of the Parquet files under ``root``."""
-    return {p.name.removesuffix(".parquet"): file_digest(p) for p in root.rglob("*.parquet")}
+    return {p.name.removesuffix(".parquet"): digest(p) for p in root.rglob("*.parquet")}
 
 
 async def fetch(url: str, ranges: Sequence[tuple[int, int]]) -> list[tuple[list[Call], list[bytes]]]:
