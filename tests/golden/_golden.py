@@ -76,14 +76,16 @@ def save_answers(answers: dict[str, list[str]], path: Path = ANSWERS) -> None:
 
 @dataclass
 class Replay:
-    """What a replay server saw: calls it had no answer for."""
+    """Answers recorded calls; notes the calls it had no answer for and the batches it served."""
 
     answers: dict[str, list[str]]
     misses: list[str] = field(default_factory=list)
+    batches: int = 0
 
     def answer(self, body: bytes) -> bytes:
         calls = _CALLS.decode(body)
         many = isinstance(calls, list)
+        self.batches += many
         out = [self._one(c) for c in (calls if isinstance(calls, list) else [calls])]
         return b"[" + b",".join(out) + b"]" if many else out[0]
 

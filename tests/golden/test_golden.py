@@ -61,6 +61,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("golden")
     replay = asyncio.run(_export(out))
     assert replay.misses == [], f"calls without a recorded answer: {replay.misses[:3]}"
+    assert replay.batches > 0  # the export's batches (trace_block) were answered call by call
     return out
 
 
