@@ -33,7 +33,16 @@ DIGESTS = HERE / "digests.json"
 #: set (one small snapshot page), the validator limiter off.
 DEVNET = {"shards": 2, "blocks": 200, "seed": 17, "validators": 24, "validator_rate_limit": False}
 #: What is exported (shard 0): every range dataset in three chunks, and a validator snapshot.
-RANGE_DATASETS = ("blocks", "transactions", "staking_transactions", "signers", "traces")
+RANGE_DATASETS = (
+    "blocks",
+    "transactions",
+    "staking_transactions",
+    "signers",
+    "traces",
+    "receipts",
+    "logs",
+    "token_transfers",
+)
 SNAPSHOT_DATASETS = ("validators", "voting_power", "delegations", "undelegations")
 START, END, CHUNK, SNAPSHOT_BLOCK = 40, 99, 20, 120
 
