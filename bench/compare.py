@@ -6,8 +6,9 @@ Installs the peers from PyPI, each into its own virtual environment under ``buil
 ``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
 rate limit x per-block server cost x devnet activity profile (``--activity``: ``quiet``, mostly
 0-3 transactions a block; ``devnet``, the default, about 13; ``busy``, 100+), it serves one
-shard with ``hmyframe devnet`` in its own process and runs each contender, each in its own process, on the same slice of blocks with
-transactions, the contenders alternating from run to run:
+shard with ``hmyframe devnet`` in its own process and runs each contender, each in its own
+process, on the same slice of blocks with transactions, the contenders alternating from run to
+run:
 
 * ``hmyframe``: ``hmyframe export blocks,transactions`` (8 requests in flight, 100 blocks per
   ``hmyv2_getBlocks``), writing Parquet;
