@@ -497,6 +497,22 @@ def _with_perf(**changes):
         ([current_validator(lifetime=None), current_validator(A2)], False),
         ([current_validator(**{"active-status": "inactive", "epos-status": "banned"})], True),
         ([current_validator(**{"total-delegation": None})], True),
+        # out of the committee: no performance, null signing columns either way
+        ([current_validator(), current_validator(A2, **{"current-epoch-performance": None})], True),
+        (
+            [
+                current_validator(
+                    **{
+                        "current-epoch-performance": None,
+                        "current-epoch-signing-percent": {
+                            "current-epoch-signed": 1,
+                            "current-epoch-to-sign": 2,
+                        },
+                    }
+                )
+            ],
+            False,
+        ),
     ],
 )
 def test_validators_fast_path_taken_only_for_the_current_format(entries, fast, monkeypatch):
