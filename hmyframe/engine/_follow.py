@@ -233,7 +233,9 @@ class WebSocketHeads:
                     raise
                 failures += 1
                 wait = min(self.max_backoff, self.every * 2**failures)
-                _report(f"shard {shard}: cannot read the sharding structure ({exc}); asking again in {wait:.1f} s")
+                _report(
+                    f"shard {shard}: cannot read the sharding structure ({exc}); asking again in {wait:.1f} s"
+                )
                 await asyncio.sleep(wait)
         for info in shards:
             if info.shard_id == shard and info.ws.startswith(("ws://", "wss://")):
