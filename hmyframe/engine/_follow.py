@@ -84,10 +84,10 @@ if TYPE_CHECKING:
     from hmyframe.rpc.heads import HeadReport
 
 __all__ = [
+    "HEADS_MODES",
     "MAX_BACKOFF",
     "MAX_TAILS",
     "Batch",
-    "HEADS_MODES",
     "FollowWarning",
     "HeadSource",
     "PollingHeads",
@@ -279,12 +279,11 @@ def _check_heads(heads: object, poll: object) -> None:
     """Refuse a bad ``heads`` or ``poll`` before any request."""
     if isinstance(poll, bool) or not isinstance(poll, int | float) or not poll > 0:
         raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
-    if isinstance(heads, str) or not hasattr(heads, "heads"):
-        if heads not in HEADS_MODES:
-            raise ConfigError(
-                f"heads must be one of {', '.join(map(repr, HEADS_MODES))} or a HeadSource, "
-                f"got {short_repr(heads)}"
-            )
+    if (isinstance(heads, str) or not hasattr(heads, "heads")) and heads not in HEADS_MODES:
+        raise ConfigError(
+            f"heads must be one of {', '.join(map(repr, HEADS_MODES))} or a HeadSource, "
+            f"got {short_repr(heads)}"
+        )
 
 
 def head_source(

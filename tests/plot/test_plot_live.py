@@ -20,12 +20,12 @@ from hmyframe.plot import LiveView
 BUILD = Path(__file__).resolve().parents[2] / "build" / "plots"
 
 
-async def _frames(view: LiveView, count: int, timeout: float = 60.0) -> None:
+async def _frames(view: LiveView, count: int, within: float = 60.0) -> None:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + within
     while view.frames < count:
         assert not view.done, view.error
-        assert loop.time() < deadline, f"{view.frames} frames after {timeout} s"
+        assert loop.time() < deadline, f"{view.frames} frames after {within} s"
         await asyncio.sleep(0.05)
 
 
@@ -55,7 +55,8 @@ async def test_live_view_grows_with_the_chain_and_stop_leaves_no_task(
     await _frames(view, view.frames + 3)
     view.stop()
     await view  # a stopped view ends quietly
-    assert view.done and view.error is None
+    assert view.done
+    assert view.error is None
     assert _others() == before  # the follower's tasks, sockets and session are gone
     (BUILD / "live_last.png").write_bytes(view.png)
     assert view.png.startswith(b"\x89PNG")
@@ -95,7 +96,8 @@ async def test_live_view_stops_after_seconds_and_when_the_awaiting_cell_is_inter
     timed = hmyframe.plot.live(rpc=net, shard=0, minutes=1, every=0.2, seconds=2.5, display=False)
     await timed
     assert 2.0 < loop.time() - began < 20
-    assert timed.done and timed.frames >= 2
+    assert timed.done
+    assert timed.frames >= 2
     assert set(timed.blocks["shard_id"]) == {0}  # type: ignore[index]
 
     view = hmyframe.plot.live(rpc=net, shard=1, minutes=1, every=0.2, display=False)
@@ -124,7 +126,8 @@ async def test_live_view_refuses_bad_arguments_and_reports_a_failing_node(
     view = hmyframe.plot.live(rpc=net, shard=5, display=False)  # the devnet has shards 0 and 1
     with pytest.raises(ConfigError, match="shard"):
         await view
-    assert view.done and isinstance(view.error, ConfigError)
+    assert view.done
+    assert isinstance(view.error, ConfigError)
 
 
 def test_live_view_needs_a_running_loop() -> None:
