@@ -117,6 +117,10 @@ class LiveView:
     def __await__(self) -> Generator[Any, None, None]:
         return self.wait().__await__()
 
+    def _repr_png_(self) -> bytes | None:
+        """The last frame, when the view is a cell's result (a notebook saved after it ran)."""
+        return self.png or None
+
     def __repr__(self) -> str:
         state = "stopped" if self.done else "running"
         rows = 0 if self.blocks is None else len(self.blocks)
