@@ -195,7 +195,7 @@ class LiveView:
         if self._handle is not None:
             from IPython.display import Image
 
-            self._handle.update(Image(data=self.png, format="png"))
+            self._handle.update(Image(data=self.png, format="png"))  # type: ignore[no-untyped-call]
 
     def _render(self, blocks: pd.DataFrame) -> bytes:
         """Draw the figure anew and render it to PNG (in a worker thread: one figure, one thread)."""
@@ -243,9 +243,8 @@ def _display_handle() -> Any:
         return None
     if get_ipython() is None:
         return None
-    return display(
-        {"text/plain": "hmyframe.plot.live: waiting for the first blocks..."}, raw=True, display_id=True
-    )
+    waiting = {"text/plain": "hmyframe.plot.live: waiting for the first blocks..."}
+    return display(waiting, raw=True, display_id=True)  # type: ignore[no-untyped-call]
 
 
 def live(
@@ -323,9 +322,11 @@ def live(
     redraw = _seconds(every, "every")
     assert redraw is not None
     limit = _seconds(seconds, "seconds", optional=True)
-    if not isinstance(freq, str) or not freq:
+    freq_value: object = freq
+    if not isinstance(freq_value, str) or not freq_value:
         raise ConfigError(f"plot.live freq must be a pandas frequency such as 'min', got {short_repr(freq)}")
-    if not isinstance(size, tuple) or len(size) != 2:
+    size_value: object = size
+    if not isinstance(size_value, tuple) or len(size_value) != 2:
         raise ConfigError(f"plot.live size must be (width, height) in inches, got {short_repr(size)}")
     from hmyframe.engine._follow import _check_heads, follow
 
