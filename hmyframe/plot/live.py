@@ -48,7 +48,7 @@ class LiveView:
     Attributes
     ----------
     blocks
-        The blocks in the window (the last ``minutes`` of chain time), all shards.
+        The blocks of the last frame: the window (the last ``minutes`` of chain time), all shards.
     frames
         Redraws so far.
     png
@@ -83,6 +83,7 @@ class LiveView:
         self._every = every
         self._seconds = seconds
         self._handle: Any = _display_handle() if show else None
+        self._job: tuple[asyncio.Future[bytes], pd.DataFrame] | None = None  # the frame being rendered
         self._task = asyncio.get_running_loop().create_task(self._run(), name="hmyframe.plot.live")
 
     # ------------------------------------------------------------------ control
@@ -134,6 +135,7 @@ class LiveView:
         loop = asyncio.get_running_loop()
         ends = None if self._seconds is None else loop.time() + self._seconds
         drawn = -self._every
+        window: pd.DataFrame | None = None  # the blocks followed, the last ``minutes`` of them
         pending = False  # batches not drawn yet (they came sooner than ``every`` after a redraw)
         batches = self._follow.__aiter__()
         # the next batch: one task waited on across timeouts (cancelling __anext__ would end the follow)
@@ -152,22 +154,28 @@ class LiveView:
                     except StopAsyncIteration:
                         break
                     if len(batch):
-                        parts = [batch] if self.blocks is None else [self.blocks, batch]
-                        self.blocks = self._window(pd.concat(parts, ignore_index=True))
+                        parts = [batch] if window is None else [window, batch]
+                        window = self._window(pd.concat(parts, ignore_index=True))
                         pending = True
-                if pending and loop.time() - drawn >= self._every:
-                    await self._draw()
+                if window is not None and pending and loop.time() - drawn >= self._every:
+                    await self._draw(window)
                     drawn, pending = loop.time(), False
                 if ends is not None and loop.time() >= ends:
                     break
-            if pending:
-                await self._draw()
+            if window is not None and pending:
+                await self._draw(window)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - kept, shown and raised by wait()
             self.error = exc
             self._show_text(f"hmyframe.plot.live stopped: {exc}")
         finally:
+            if self._job is not None:  # stopped while rendering: the frame is finished, then kept
+                job = self._job[0]
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait({job})
+                if job.done() and not job.cancelled() and job.exception() is None:
+                    self._commit()
             if nxt is not None:  # ends the follow inside the generator (its sessions, its tasks)
                 nxt.cancel()
                 with contextlib.suppress(BaseException):
@@ -187,10 +195,18 @@ class LiveView:
         kept = blocks[blocks["timestamp"] >= cutoff]
         return kept.sort_values(["timestamp", "shard_id"], ignore_index=True)
 
-    async def _draw(self) -> None:
-        blocks = self.blocks
-        assert blocks is not None
-        self.png = await asyncio.to_thread(self._render, blocks)
+    async def _draw(self, window: pd.DataFrame) -> None:
+        job = asyncio.ensure_future(asyncio.to_thread(self._render, window))
+        self._job = (job, window)
+        await asyncio.shield(job)  # a stop meanwhile lets the thread finish (one figure, one thread)
+        self._commit()
+
+    def _commit(self) -> None:
+        """The rendered frame becomes the view's (its blocks, its PNG, the display)."""
+        assert self._job is not None
+        job, window = self._job
+        self._job = None
+        self.png, self.blocks = job.result(), window
         self.frames += 1
         if self._handle is not None:
             from IPython.display import Image
