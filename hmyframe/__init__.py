@@ -25,7 +25,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from hmyframe._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from hmyframe import aio as aio

@@ -59,7 +59,7 @@ from hmyframe.errors import AmountError, short_repr
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["ExactIntArray", "ExactIntDtype"]
+__all__ = ["ExactIntArray", "ExactIntDtype", "ExactIntType"]
 
 _EXACT_FLOAT = 2**53
 _EXPECTED = "an integer amount (int, integral Decimal, digit string, or a float holding an exact integer)"
@@ -80,11 +80,28 @@ class ExactIntDtype(ExtensionDtype):  # type: ignore[misc]  # pandas is untyped 
     #: the Arrow type and range of this dtype
     storage: IntStorage = DECIMAL128
     _array_type: builtins.type[ExactIntArray]
+    #: the Arrow extension type a frame's column becomes (``pa.Table.from_pandas``)
+    arrow_extension: ExactIntType
 
     @classmethod
     def construct_array_type(cls) -> builtins.type[ExactIntArray]:
         """The array class of this dtype."""
         return cls._array_type
+
+    @classmethod
+    def construct_from_string(cls, string: str) -> Self:
+        """The dtype from its name, or from the alias its storage has in hmyframe's files.
+
+        The alias (:attr:`IntStorage.file_alias`, e.g. ``"V16"`` for ``atto``) is what the
+        pandas metadata of a cache or export file names: pandas without hmyframe reads it as a
+        NumPy dtype that pyarrow ignores (exact ``Decimal`` values / strings); this dtype
+        claims it, so ``pd.read_parquet`` gives this dtype.
+        """
+        if not isinstance(string, str):
+            raise TypeError(f"'construct_from_string' expects a string, got {type(string)}")
+        if string in (cls.name, cls.storage.file_alias):
+            return cls()
+        raise TypeError(f"Cannot construct a '{cls.__name__}' from '{string}'")
 
     def __from_arrow__(self, array: pa.Array | pa.ChunkedArray) -> ExactIntArray:
         """Build this dtype's array from Arrow integers, ``decimal(P, 0)`` or digit strings."""
@@ -108,6 +125,43 @@ class ExactIntDtype(ExtensionDtype):  # type: ignore[misc]  # pandas is untyped 
                 continue
             return None
         return widest
+
+
+class ExactIntType(pa.ExtensionType):  # type: ignore[misc]  # pyarrow is untyped here
+    """The Arrow extension type of an exact-integer dtype: ``hmyframe.<name>`` over its storage.
+
+    What ``pa.Table.from_pandas(df)`` (so ``df.to_parquet``, ``df.to_feather``) makes of an
+    ``atto`` / ``uint256`` column, so that pyarrow, and through it ``pd.read_parquet``, gives the
+    dtype back wherever :mod:`hmyframe.amounts` is imported (it registers both types). A reader
+    without hmyframe sees the plain storage (``decimal128(38, 0)``, digit strings). Subclasses
+    set :attr:`dtype_class`; the type has no parameters.
+    """
+
+    dtype_class: builtins.type[ExactIntDtype]
+
+    def __init__(self) -> None:
+        dtype = self.dtype_class()
+        super().__init__(dtype.storage.arrow_type, f"hmyframe.{dtype.name}")
+
+    def __arrow_ext_serialize__(self) -> bytes:
+        return b""
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type: pa.DataType, serialized: bytes) -> ExactIntType:
+        made = cls()
+        if not storage_type.equals(made.storage_type):
+            raise TypeError(f"{made.extension_name} is stored as {made.storage_type}, got {storage_type}")
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), ()
+
+    def __hash__(self) -> int:  # Dask looks types up in dicts
+        return hash(self.extension_name)
+
+    def to_pandas_dtype(self) -> ExactIntDtype:
+        """The pandas dtype of this type's columns (``atto``, ``uint256``)."""
+        return self.dtype_class()
 
 
 # ---------------------------------------------------------------------------------------
@@ -399,7 +453,7 @@ class ExactIntArray(ExtensionArray):  # type: ignore[misc]  # pandas is untyped 
                 return self.copy() if copy else self
             return dtype.construct_array_type()._checked(self._data.copy(), self._mask.copy())
         if isinstance(dtype, pd.ArrowDtype):
-            arrow = self.__arrow_array__()
+            arrow = self._storage_arrow()
             try:
                 return pd.array(arrow.cast(dtype.pyarrow_dtype), dtype=dtype)
             except pa.ArrowInvalid as exc:
@@ -419,11 +473,24 @@ class ExactIntArray(ExtensionArray):  # type: ignore[misc]  # pandas is untyped 
             )
         return self.to_numpy(dtype=dtype, na_value=np.nan if dtype.kind == "f" else pd.NA)
 
+    def _storage_arrow(self) -> pa.Array:
+        """The values as the dtype's plain Arrow storage; a value out of its range raises."""
+        return self._dtype.storage.to_arrow(self._data, self._mask)
+
     def __arrow_array__(self, type: pa.DataType | None = None) -> pa.Array:
-        """``decimal128(38, 0)`` (or ``type``), exact; a value of more than 38 digits raises."""
+        """This array in Arrow, exactly: the dtype's extension type, or the ``type`` asked for.
+
+        Without ``type`` (``pa.array(column)``, ``pa.Table.from_pandas(df)``, ``df.to_parquet``)
+        the :class:`ExactIntType` (``hmyframe.atto`` over ``decimal128(38, 0)``,
+        ``hmyframe.uint256`` over digit strings), which reads back as this dtype; with a
+        ``type`` (a schema: how hmyframe writes its own files), that type, e.g. the plain
+        storage. A value the storage cannot hold (``atto``: more than 38 digits) raises.
+        """
         storage = self._dtype.storage
-        arr = storage.to_arrow(self._data, self._mask)
-        if type is not None and not type.equals(storage.arrow_type):
+        arr = self._storage_arrow()
+        if type is None or type.equals(self._dtype.arrow_extension):
+            return pa.ExtensionArray.from_storage(self._dtype.arrow_extension, arr)
+        if not type.equals(storage.arrow_type):
             try:
                 return arr.cast(type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:

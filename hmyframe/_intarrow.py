@@ -56,6 +56,14 @@ class IntStorage:
     checked_on_entry
         Whether values are range-checked when they enter the dtype (construction, assignment),
         not only when they leave it for Arrow.
+    file_alias
+        The ``numpy_type`` a cache or export file's pandas metadata gives a column of this
+        storage (:mod:`hmyframe._pandas_meta`): a raw-bytes NumPy dtype of the value's width
+        (``"V16"``: a ``decimal128`` is 16 bytes; ``"V32"``: 256 bits) that pandas parses but
+        pyarrow does not use, so plain pandas reads exact ``Decimal`` values / strings, while
+        the dtype (when :mod:`hmyframe.amounts` is imported) claims the alias and pandas reads
+        the column as that dtype. (An ``object`` spelling such as ``"<O"`` would not do: pandas
+        rejects every ``object`` spelling but ``"object"`` / ``"O"``.)
     """
 
     label: str
@@ -65,6 +73,7 @@ class IntStorage:
     expected: str
     rank: int
     checked_on_entry: bool
+    file_alias: str
 
     def check(self, data: np.ndarray, mask: np.ndarray, what: str) -> None:
         """Raise :class:`AmountError` naming the first value (and its row) outside the range."""
@@ -98,6 +107,7 @@ DECIMAL128 = IntStorage(
     expected="at most 38 decimal digits",
     rank=0,
     checked_on_entry=False,
+    file_alias="V16",
 )
 
 #: base-10 digit strings: the ``uint256`` dtype's storage (0 .. 2**256 - 1).
@@ -109,6 +119,7 @@ DECIMAL_STRING = IntStorage(
     expected="an unsigned 256-bit integer, 0 .. 2**256 - 1",
     rank=1,
     checked_on_entry=True,
+    file_alias="V32",
 )
 
 

@@ -1,20 +1,27 @@
 """The ``pandas`` metadata hmyframe writes into its Parquet files, built from the Arrow schema.
 
-One job: let plain ``pd.read_parquet`` of a cache or export file give the dtypes of a fetch,
-without pandas (the export path never imports it) and without hmyframe on the reading side.
-pyarrow turns a file's ``pandas`` key-value metadata into dtypes by name (``numpy_type``), so:
+One job: let plain ``pd.read_parquet`` of a cache or export file give the dtypes of a fetch
+(``atto`` and ``uint256`` included, once :mod:`hmyframe.amounts` is imported), never fail
+without hmyframe, and leave the file plain for every other reader. The export path never
+imports pandas. pyarrow turns a file's ``pandas`` key-value metadata into dtypes by name
+(``numpy_type``, resolved by ``pandas.api.types.pandas_dtype``), so:
 
 * every Arrow-typed column is named ``"<arrow type>[pyarrow]"``, a ``pd.ArrowDtype``; strings as
   ``"utf8[pyarrow]"``, because the name ``"string[pyarrow]"`` that pyarrow itself writes means
   pandas' ``StringDtype`` when read back, not the ``pd.ArrowDtype(pa.string())`` of a fetch;
 * exact integer columns (``decimal128(38, 0)``; digit strings marked ``hmyframe.dtype``) are
-  named ``"object"``, as pyarrow names decimals. Their dtype names (``"atto"``, ``"uint256"``)
-  are NOT written: a reader without hmyframe would fail on an unknown name (pyarrow GH-39914).
-  They read back exactly (``Decimal`` values, digit strings); ``hmyframe.read`` and
-  :func:`hmyframe.datasets.to_pandas` give the exact-integer dtypes.
+  named by their storage's :attr:`~hmyframe._intarrow.IntStorage.file_alias` (``"V16"`` for
+  ``atto``, ``"V32"`` for ``uint256``): raw-bytes NumPy dtypes of the values' width, which no
+  frame column has. Without hmyframe, pandas resolves them to a NumPy dtype, which pyarrow
+  ignores (it only uses extension dtypes named there): exact ``Decimal`` values / digit
+  strings, no error. With :mod:`hmyframe.amounts` imported, each dtype claims its alias
+  (``construct_from_string``) and pandas builds the column with its ``__from_arrow__``. The
+  dtype names (``"atto"``) are NOT written: a reader without hmyframe would fail on an unknown
+  name (pyarrow GH-39914).
 
-Only the key-value metadata changes: data pages, statistics and the Arrow schema are the same
-bytes as before, so pyarrow, polars, DuckDB and Dask read the same plain types.
+The files carry no Arrow extension type (polars reads one as an opaque ``ext[...]`` column
+whose ``sum`` fails): only the key-value metadata differs from a plain file, so the data pages,
+statistics and Arrow types that pyarrow, polars, DuckDB and Dask read are plain.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
+
+from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
 
 __all__ = ["DTYPE_KEY", "PANDAS_KEY", "pandas_metadata"]
 
@@ -50,11 +59,14 @@ def pandas_metadata(schema: pa.Schema) -> bytes:
 def _column(f: pa.Field) -> dict[str, object]:
     t = f.type
     column: dict[str, object] = {"name": f.name, "field_name": f.name, "metadata": None}
-    if (f.metadata or {}).get(DTYPE_KEY) is not None:
-        column.update(pandas_type="unicode", numpy_type="object")
+    named = (f.metadata or {}).get(DTYPE_KEY)
+    if named is not None:
+        column.update(pandas_type="unicode", numpy_type=_ALIASES.get(named, "object"))
     elif pa.types.is_decimal(t):
         column.update(
-            pandas_type="decimal", numpy_type="object", metadata={"precision": t.precision, "scale": t.scale}
+            pandas_type="decimal",
+            numpy_type=DECIMAL128.file_alias if t.equals(DECIMAL128.arrow_type) else "object",
+            metadata={"precision": t.precision, "scale": t.scale},
         )
     elif pa.types.is_string(t):
         column.update(pandas_type="unicode", numpy_type="utf8[pyarrow]")
@@ -63,6 +75,10 @@ def _column(f: pa.Field) -> dict[str, object]:
     else:
         column.update(pandas_type=_logical(t), numpy_type=f"{t}[pyarrow]")
     return column
+
+
+#: the file alias of each exact-integer dtype named in field metadata (``hmyframe.dtype``)
+_ALIASES = {b"uint256": DECIMAL_STRING.file_alias}
 
 
 def _logical(t: pa.DataType) -> str:
@@ -80,6 +96,6 @@ def _logical(t: pa.DataType) -> str:
 
 
 def _version() -> str:
-    from hmyframe import __version__
+    from hmyframe._version import __version__
 
     return __version__

@@ -20,13 +20,20 @@ array of :mod:`hmyframe._exactint` (what it supports is listed there) with a dif
 
 Arithmetic mixing the two gives ``uint256`` (the wider), exactly: ``fee + token_amount``.
 
-Round trips: pickle and ``DataFrame.copy`` keep both dtypes. A Parquet or Feather file written
-by ``df.to_parquet`` / ``df.to_feather`` holds plain ``decimal128(38, 0)`` / digit strings (what
-``pa.Table.from_pandas`` gives, the dataset's schema); plain pandas reads them back as ``object``
-``Decimal``s / strings, and :func:`hmyframe.datasets.to_pandas` of ``pq.read_table(path)`` as the
-exact dtypes. pyarrow names a ``uint256`` column ``"uint256"`` in the file's pandas metadata,
-which ``pd.read_parquet`` cannot resolve unless ``hmyframe.amounts`` is imported (pyarrow
-GH-39914); cache and export files never name it (:mod:`hmyframe._pandas_meta`).
+Round trips: pickle and ``DataFrame.copy`` keep both dtypes. Arrow and files:
+
+* ``pa.Table.from_pandas(df)`` (so ``df.to_parquet`` / ``df.to_feather``) makes the Arrow
+  extension types :class:`AttoType` (``hmyframe.atto`` over ``decimal128(38, 0)``) and
+  :class:`Uint256Type` (``hmyframe.uint256`` over digit strings), registered with pyarrow when
+  this module is imported: ``pd.read_parquet`` / ``pd.read_feather`` then give the dtypes back.
+  pandas without hmyframe cannot read such a file (pyarrow names the dtype in the file's pandas
+  metadata, GH-39914) unless given ``dtype_backend="pyarrow"``; pyarrow, polars and DuckDB read
+  the storage. With a schema (``pa.Table.from_pandas(df, schema=dataset.schema)``, how hmyframe
+  writes) the columns are the plain storage.
+* Cache and export files are plain (no extension type); their pandas metadata names exact
+  columns by an alias each dtype claims (:attr:`~hmyframe._intarrow.IntStorage.file_alias`),
+  so ``pd.read_parquet`` gives these dtypes once this module is imported, and exact
+  ``Decimal`` values / digit strings without it (:mod:`hmyframe._pandas_meta`).
 
 For ONE, use the ``*_one`` float column each dataset puts beside an amount, or :func:`to_one`;
 for a token's units, :func:`to_units` with the token's ``decimals``.
@@ -40,9 +47,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from pandas.api.extensions import register_extension_dtype
 
-from hmyframe._exactint import ExactIntArray, ExactIntDtype, _from_values, _is_na
+from hmyframe._exactint import ExactIntArray, ExactIntDtype, ExactIntType, _from_values, _is_na
 from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
 from hmyframe.errors import AmountError, short_repr
 
@@ -51,8 +59,10 @@ __all__ = [
     "UINT256_MAX",
     "AttoArray",
     "AttoDtype",
+    "AttoType",
     "Uint256Array",
     "Uint256Dtype",
+    "Uint256Type",
     "to_one",
     "to_units",
 ]
@@ -106,8 +116,34 @@ class Uint256Array(ExactIntArray):
     _dtype = Uint256Dtype()
 
 
+class AttoType(ExactIntType):
+    """The Arrow extension type ``hmyframe.atto`` (storage ``decimal128(38, 0)``) of ``atto`` columns."""
+
+    dtype_class = AttoDtype
+
+
+class Uint256Type(ExactIntType):
+    """The Arrow extension type ``hmyframe.uint256`` (storage: digit strings) of ``uint256`` columns."""
+
+    dtype_class = Uint256Dtype
+
+
 AttoDtype._array_type = AttoArray
 Uint256Dtype._array_type = Uint256Array
+
+
+def _register_arrow_types() -> None:
+    """Register both extension types with pyarrow (again after a reload: the newest classes)."""
+    for dtype_class, arrow_type in ((AttoDtype, AttoType()), (Uint256Dtype, Uint256Type())):
+        dtype_class.arrow_extension = arrow_type
+        try:
+            pa.unregister_extension_type(arrow_type.extension_name)
+        except (KeyError, pa.ArrowKeyError):
+            pass
+        pa.register_extension_type(arrow_type)
+
+
+_register_arrow_types()
 
 
 def to_units(series: Any, decimals: Any, exact: bool = True) -> pd.Series:

@@ -17,6 +17,7 @@ The hierarchy::
     │   ├── InvalidParamsError         -32602
     │   └── NotFoundError              a block / transaction the node does not have
     ├── ResponseShapeError             the answer does not have the shape we expected
+    ├── InconsistentAnswerError        answers that contradict their blocks (receipts, logs)
     ├── CacheError                     a cache file is stale, corrupt or unwritable
     ├── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
     └── ConversionWorkerError          a conversion worker process died
@@ -42,6 +43,7 @@ __all__ = [
     "ConversionWorkerError",
     "HTTPStatusError",
     "HmyframeError",
+    "InconsistentAnswerError",
     "InvalidParamsError",
     "MethodNotFoundError",
     "NotFoundError",
@@ -339,6 +341,13 @@ class ResponseShapeError(HmyframeError):
         where = f" (answer from {self.endpoint})" if endpoint else ""
         text = f"{what}: field {field!r} has {short_repr(value)}; expected {expected}{where}"
         super().__init__(" ".join(text.split()))  # one line, whatever the value held
+
+
+class InconsistentAnswerError(HmyframeError):
+    """Answers that contradict the blocks they belong to: a receipt or log naming another block
+    hash, a receipt for a transaction its block lacks (or none for one it has), receipts whose
+    gas does not sum to the block's ``gasUsed``. The message names the block; nothing of the
+    chunk's receipts or logs is cached."""
 
 
 class CacheError(HmyframeError):

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
+from hmyframe._spans import rows_between
 from hmyframe.cache import Cache, ensure_writable_folder, os_reason
 from hmyframe.datasets.sources import kind_of
 from hmyframe.engine import FetchOptions, Session
@@ -149,7 +150,8 @@ async def export(
     ----------
     datasets
         Names among the range datasets (blocks, transactions, staking_transactions, signers,
-        traces) and the snapshot datasets (validators, voting_power, delegations, undelegations).
+        traces, receipts, logs, token_transfers) and the snapshot datasets (validators,
+        voting_power, delegations, undelegations).
     start, end
         Block range of the range datasets, in any form the fetchers take (block numbers, dates
         and times in UTC, ``"-1000:"``...; see :func:`hmyframe.blocks`); ``end=None``: the head.
@@ -312,7 +314,7 @@ async def export(
                 if format == "csv":
                     table = _read(store, path, dataset)
                     if not whole:
-                        table = _between(table, lo, hi)
+                        table = rows_between(table, lo, hi)
                     csv_file = _write_csv(table, csv_folder / f"{name}__{lo:010d}_{hi:010d}.csv")
                     item.files.append(csv_file)
                     item.rows += table.num_rows
@@ -320,7 +322,9 @@ async def export(
                 else:
                     item.files.append(path)
                     item.rows += (
-                        (entry.rows or 0) if whole else _between(_read(store, path, dataset), lo, hi).num_rows
+                        (entry.rows or 0)
+                        if whole
+                        else rows_between(_read(store, path, dataset), lo, hi).num_rows
                     )
                     item.bytes += entry.size
             if format == "csv":
@@ -365,12 +369,6 @@ def _read(store: Cache, source: PurePath, dataset: ds.Dataset) -> pa.Table:
         return store.files.read_table(source, dataset.schema)
     except (OSError, pa.ArrowException) as exc:
         raise CacheError(f"cannot read {store.url(source)}: {exc}") from exc
-
-
-def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
-    """Rows of blocks ``lo..hi``."""
-    column = table["block_number"]
-    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
 
 
 _CSV_RE = re.compile(r"^(?P<name>[a-z_]+)__(?P<start>\d{10})_(?P<end>\d{10})\.csv$")
@@ -439,7 +437,7 @@ def _cut_earlier_csv(folder: Path, dataset: ds.Dataset, start: int, end: int, wr
         if keep:
             table = _read_csv(path, dataset)
             for lo, hi in keep:
-                _write_csv(_between(table, lo, hi), folder / f"{dataset.name}__{lo:010d}_{hi:010d}.csv")
+                _write_csv(rows_between(table, lo, hi), folder / f"{dataset.name}__{lo:010d}_{hi:010d}.csv")
         try:
             path.unlink()
         except FileNotFoundError:

@@ -82,9 +82,13 @@ def test_arrow_decimals_convert_both_ways_exactly_with_nulls_and_slices():
         got = AttoDtype().__from_arrow__(arr)
         expected = arr.to_pylist()
         assert [None if v is pd.NA else v for v in got] == expected
-        back = pa.array(pd.Series(got))
-        assert back.type == pa.decimal128(38, 0)
+        back = pa.array(pd.Series(got))  # the hmyframe.atto extension type over decimal128
+        assert back.type.extension_name == "hmyframe.atto"
+        assert back.storage.type == pa.decimal128(38, 0)
         assert back.to_pylist() == expected
+        plain = pa.array(pd.Series(got), type=pa.decimal128(38, 0))  # storage when asked for
+        assert plain.type == pa.decimal128(38, 0)
+        assert plain.to_pylist() == expected
 
 
 def test_a_value_beyond_38_digits_cannot_become_arrow_and_the_error_names_it():
@@ -98,8 +102,12 @@ def test_parquet_round_trip_through_pandas_keeps_every_atto(tmp_path):
     path = tmp_path / "x.parquet"
     df.to_parquet(path)
     table = pq.read_table(path)
-    assert table.schema.field("value").type == pa.decimal128(38, 0)
+    assert table.schema.field("value").type.storage_type == pa.decimal128(38, 0)
     assert table.column("value").to_pylist() == [BIG, SUPPLY, None, 3]
+    assert pq.read_table(path, schema=pa.schema([("value", pa.decimal128(38, 0))])).column(
+        "value"
+    ).to_pylist() == [BIG, SUPPLY, None, 3]
+    assert pd.read_parquet(path).equals(df)
     assert to_pandas(table)["value"].tolist() == [BIG, SUPPLY, pd.NA, 3]
 
 

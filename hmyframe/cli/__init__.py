@@ -34,7 +34,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         command module imports what its command needs, so ``hmyframe export`` does not load
         the report's pandas and matplotlib).
     """
-    from hmyframe import __version__
+    from hmyframe._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="hmyframe",

@@ -15,6 +15,12 @@ Sources (what the payloads of a dataset are; each payload is the raw JSON bytes 
 ``traces`` (``traces``)
     ``trace_block`` / ``trace_transaction`` results (arrays or ``null``). Build the context
     with :func:`traces_context` from the decoded blocks so Harmony hashes can be resolved.
+``receipts`` (``receipts``)
+    ``getBlockReceipts`` answers (arrays of receipts) or ``getTransactionReceipt`` answers (one
+    receipt or ``null``), v1 or v2; decode with :func:`~hmyframe.datasets._receiptlogs.decode_receipts`.
+``logs`` (``logs``, ``token_transfers``)
+    ``hmy_getLogs`` answers (arrays of logs); decode once with
+    :func:`~hmyframe.datasets._receiptlogs.decode_logs` and build both tables from it.
 ``validators`` (``validators``, ``voting_power``, ``delegations``, ``undelegations``)
     Validator-information pages (arrays, ``[]`` allowed, early-2020 wrapped elements, single
     objects). A validator repeated across pages is kept once (first occurrence).

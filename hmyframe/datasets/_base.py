@@ -22,8 +22,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hmyframe._pandas_meta import DTYPE_KEY
 from hmyframe.datasets import sources
 from hmyframe.errors import ConfigError, short_repr
+
+from ._convert import one_from_exact
+from ._types import AMOUNT, TIMESTAMP
 
 __all__ = [
     "AMOUNT",
@@ -40,10 +44,6 @@ __all__ = [
     "shared",
 ]
 
-#: Exact atto amounts, stakes, gas prices and rewards (38 digits: total supply is ~29).
-AMOUNT = pa.decimal128(38, 0)
-#: Block time; Parquet keeps milliseconds unchanged.
-TIMESTAMP = pa.timestamp("ms", tz="UTC")
 _DESCRIPTION = b"description"
 _ONE_OF = b"one_of"
 
@@ -96,6 +96,28 @@ def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
     if not description or "\n" in description:
         raise ConfigError(f"column {name!r} needs a one-line description, got {description!r}")
     return pa.field(name, type_, nullable=True, metadata={_DESCRIPTION: description.encode()})
+
+
+def uint256_column(name: str, description: str) -> pa.Field:
+    """Declare one exact uint256 column (token amounts and ids, 0 .. 2**256 - 1).
+
+    Arrow has no exact integer that wide (``decimal256`` stops at 76 digits), so the column is
+    a ``string`` of base-10 digits marked ``hmyframe.dtype: uint256`` in its field metadata:
+    DataFrames give it the ``uint256`` dtype, plain readers see the digits.
+
+    Parameters
+    ----------
+    name
+        snake_case column name.
+    description
+        One line saying what the column holds.
+
+    Returns
+    -------
+    pyarrow.Field
+    """
+    f = column(name, pa.string(), description)
+    return f.with_metadata({**(f.metadata or {}), DTYPE_KEY: b"uint256"})
 
 
 def one_column(of: str, description: str) -> pa.Field:
@@ -400,8 +422,6 @@ class Dataset:
 
 def one_values(exact: pa.Array | pa.ChunkedArray) -> pa.Array:
     """ONE as float64 from an exact atto column (each value one correctly rounded division)."""
-    from ._convert import one_from_exact  # _convert imports this module
-
     return one_from_exact(exact.cast(AMOUNT))
 
 

@@ -13,9 +13,12 @@ from . import (
     blocks,
     cx_receipts,
     delegations,
+    logs,
+    receipts,
     shards,
     signers,
     staking_transactions,
+    token_transfers,
     traces,
     transactions,
     tx_counts,
@@ -63,6 +66,9 @@ DATASETS: dict[str, Dataset] = {
         staking_transactions,
         signers,
         traces,
+        receipts,
+        logs,
+        token_transfers,
         validators,
         voting_power,
         delegations,
@@ -129,7 +135,9 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     (exact integers that do arithmetic: ``+``, ``-``, ``sum``, ``cumsum``, ``groupby``,
     ``describe``...), and a column whose field metadata names a dtype
     (``b"hmyframe.dtype": b"uint256"`` on a string of digits) becomes that dtype. Every other column keeps its Arrow type as its pandas dtype (timestamps
-    keep UTC). ``pa.Table.from_pandas(df)`` and ``df.to_parquet()`` give back the same Arrow types.
+    keep UTC). ``pa.Table.from_pandas(df, schema=table.schema)`` gives back the same Arrow types
+    (without the schema, exact columns become the ``hmyframe.atto`` / ``hmyframe.uint256``
+    extension types over the same storage, which this function also reads).
 
     Parameters
     ----------
@@ -174,8 +182,11 @@ def _dtype_named(name: str) -> Any:
 def _pandas_dtype(t: pa.DataType) -> object:
     import pandas as pd
 
+    from hmyframe._exactint import ExactIntType
     from hmyframe.amounts import AttoDtype
 
+    if isinstance(t, ExactIntType):  # a file written by df.to_parquet / df.to_feather
+        return t.to_pandas_dtype()
     if pa.types.is_decimal(t) and t.scale == 0:
         return AttoDtype()
     return pd.ArrowDtype(t)

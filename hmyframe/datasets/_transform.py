@@ -12,17 +12,28 @@ chain's block hashes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from hmyframe.datasets import sources
 from hmyframe.datasets._base import ConvertContext
 from hmyframe.datasets._decode import decode_blocks
+from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
 from hmyframe.datasets._registry import get
 from hmyframe.datasets.sources import Answers, Refetch
-from hmyframe.errors import NotFoundError, WrongChainError, redact_url
+from hmyframe.errors import InconsistentAnswerError, NotFoundError, WrongChainError, redact_url
 
-__all__ = ["blocks", "check_trace_blocks", "hashes_by_number", "traces"]
+__all__ = [
+    "blocks",
+    "check_log_blocks",
+    "check_receipts",
+    "check_trace_blocks",
+    "hashes_by_number",
+    "logs",
+    "receipts",
+    "traces",
+]
 
 
 def hashes_by_number(table: pa.Table) -> dict[int, str]:
@@ -164,4 +175,123 @@ def check_trace_blocks(traces: pa.Table, block_hashes: Mapping[int, str], url: s
             raise WrongChainError(
                 f"the trace endpoint {redact_url(url)} serves another chain than shard {shard}: its trace of "
                 f"block {number} names block hash {got}, the block's hash is {want}; no trace was cached"
+            )
+
+
+def receipts(answers: Answers) -> dict[str, pa.Table]:
+    """The ``receipts`` table of ``getBlockReceipts`` / ``getTransactionReceipt`` answers.
+
+    Gas prices and Ethereum hashes come from the blocks' transactions (``answers.needed``), and
+    the receipts are checked against the blocks (:func:`check_receipts`).
+    """
+    decoded = decode_receipts(answers.payloads, "receipts")
+    plain, staking = answers.needed["transactions"], answers.needed["staking_transactions"]
+    info: dict[str, tuple[str | None, int | None]] = {}
+    for table, eth in ((plain, plain["eth_hash"].to_pylist()), (staking, [None] * staking.num_rows)):
+        prices = table["gas_price"].to_pylist()
+        for h, e, p in zip(table["transaction_hash"].to_pylist(), eth, prices, strict=True):
+            info[h] = (e, None if p is None else int(p))
+    decoded.tx_info = info
+    decoded.staking_hashes = frozenset(staking["transaction_hash"].to_pylist())
+    table = get("receipts").build(decoded, ConvertContext(shard_id=answers.shard))
+    check_receipts(table, answers.needed["blocks"], [plain, staking], answers.shard)
+    return {"receipts": table}
+
+
+def _inconsistent(what: str, shard: int, number: object, text: str) -> InconsistentAnswerError:
+    return InconsistentAnswerError(
+        f"{what} of shard {shard} block {number}: {text}; nothing of its chunk was cached"
+    )
+
+
+def check_receipts(table: pa.Table, blocks: pa.Table, txs: Sequence[pa.Table], shard: int) -> None:
+    """Refuse receipts that contradict their blocks (``blocks``: the blocks asked for).
+
+    Every receipt must name its block's hash, belong to a transaction of that block (plain or
+    staking), be the only one for it, every transaction must have one, and each block's
+    receipts' ``gas_used`` must sum to the block's ``gas_used``.
+
+    Raises
+    ------
+    InconsistentAnswerError
+        At the first contradiction, naming the block.
+    """
+    hashes = hashes_by_number(blocks)
+    gas = dict(zip(blocks["block_number"].to_pylist(), blocks["gas_used"].to_pylist(), strict=True))
+    expected: dict[str, Any] = {}
+    for tx in txs:
+        expected.update(zip(tx["transaction_hash"].to_pylist(), tx["block_number"].to_pylist(), strict=True))
+    summed: dict[int, int] = {}
+    seen: set[str] = set()
+    rows = zip(
+        *(table[c].to_pylist() for c in ("block_number", "block_hash", "transaction_hash", "gas_used")),
+        strict=True,
+    )
+    for number, block_hash, tx, used in rows:
+        if number not in hashes:
+            raise _inconsistent("receipts", shard, number, f"receipt of {tx} names a block not asked for")
+        if block_hash != hashes[number].lower():
+            raise _inconsistent(
+                "receipts",
+                shard,
+                number,
+                f"receipt of {tx} names block hash {block_hash}, the block's hash is {hashes[number]}",
+            )
+        if expected.get(tx) != number:
+            raise _inconsistent(
+                "receipts",
+                shard,
+                number,
+                f"receipt of transaction {tx}, which the block does not have",
+            )
+        if tx in seen:
+            raise _inconsistent("receipts", shard, number, f"two receipts of transaction {tx}")
+        seen.add(tx)
+        summed[number] = summed.get(number, 0) + used
+    for tx, number in expected.items():
+        if tx not in seen:
+            raise _inconsistent("receipts", shard, number, f"no receipt of its transaction {tx}")
+    for number, used in gas.items():
+        if used is not None and summed.get(number, 0) != used:
+            raise _inconsistent(
+                "receipts",
+                shard,
+                number,
+                f"its receipts' gas_used sums to {summed.get(number, 0)}, the block's gasUsed is {used}",
+            )
+
+
+def logs(answers: Answers) -> dict[str, pa.Table]:
+    """The ``logs`` and ``token_transfers`` tables of ``hmy_getLogs`` answers (decoded once),
+    checked against the blocks' hashes (:func:`check_log_blocks`)."""
+    decoded = decode_logs(answers.payloads, "logs")
+    ctx = ConvertContext(shard_id=answers.shard)
+    log_table = get("logs").build(decoded, ctx)
+    check_log_blocks(log_table, answers.needed["blocks"], answers.shard)
+    tables = {"logs": log_table} if "logs" in answers.builds else {}
+    if "token_transfers" in answers.builds:
+        tables["token_transfers"] = get("token_transfers").build(log_table, ctx)  # decoded once
+    return tables
+
+
+def check_log_blocks(table: pa.Table, blocks: pa.Table, shard: int) -> None:
+    """Refuse logs of a block not asked for (not in ``blocks``) or naming a hash that is not their block's.
+
+    Raises
+    ------
+    InconsistentAnswerError
+        At the first such log, naming the block.
+    """
+    hashes = {n: h.lower() for n, h in hashes_by_number(blocks).items()}
+    rows = zip(*(table[c].to_pylist() for c in ("block_number", "block_hash", "log_index")), strict=True)
+    for number, block_hash, index in rows:
+        want = hashes.get(number)
+        if want is None:
+            raise _inconsistent("logs", shard, number, f"log {index} is of a block not asked for")
+        if block_hash != want:
+            raise _inconsistent(
+                "logs",
+                shard,
+                number,
+                f"log {index} names block hash {block_hash}, the block's hash is {want}",
             )

@@ -31,21 +31,25 @@ registered with :func:`register_source`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from hmyframe.errors import ConfigError, MethodNotFoundError, short_repr
+from hmyframe.errors import ConfigError, MethodNotFoundError, ResponseTooLargeError, RpcError, short_repr
 
 if TYPE_CHECKING:
     from hmyframe.rpc.methods import Methods
 
 __all__ = [
     "BLOCKS",
+    "LOGS",
+    "LOGS_SPAN",
     "LOOKUP_DATASETS",
     "RANGE_DATASETS",
     "RANGE_SOURCES",
+    "RECEIPTS",
     "SNAPSHOT_DATASETS",
     "TRACES",
     "Answers",
@@ -117,6 +121,10 @@ class ChunkRequest:
         ``"range"`` or ``"batch"`` (:class:`~hmyframe.engine.FetchOptions`).
     state
         What earlier chunks of this fetch learnt (:attr:`RangeSource.fallback`, :class:`Refetch`).
+    needed
+        The tables of the chunk's blocks named by the wanted datasets' :attr:`Fill.needs` (read
+        from the cache, or built earlier in the chunk): a plan may take its params from them
+        (``receipts`` asks for the receipts of the blocks' transactions by hash).
     """
 
     first: int
@@ -126,6 +134,7 @@ class ChunkRequest:
     blocks_per_request: int
     strategy: Literal["range", "batch"]
     state: Mapping[str, Any] = field(default_factory=dict)
+    needed: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -357,6 +366,123 @@ TRACES = RangeSource(
 )
 
 
+# --------------------------------------------------------------------------- receipts
+
+#: Receipts of the blocks' transactions: one ``getBlockReceipts`` per block with transactions
+#: (the node's block-wide method, by block hash), or, on a node without it, batched
+#: ``getTransactionReceipt`` calls by transaction hash (``state["receipts_by"] = "tx"``). The
+#: hashes come from the blocks' tables (``needs``), which also check the answers.
+RECEIPT_NEEDS = ("blocks", "transactions", "staking_transactions")
+
+
+def _column(table: Any, name: str) -> list[Any]:
+    values: list[Any] = table.column(name).to_pylist()
+    return values
+
+
+def _plan_receipts(request: ChunkRequest) -> list[Piece]:
+    """``getBlockReceipts`` per block with transactions, or ``getTransactionReceipt`` per transaction."""
+    rpc = request.rpc
+    blocks = request.needed["blocks"]
+    hashes = dict(zip(_column(blocks, "block_number"), _column(blocks, "block_hash"), strict=True))
+    txs: dict[int, list[str]] = {}
+    for name in ("transactions", "staking_transactions"):  # plain first: the node's receipt order
+        table = request.needed[name]
+        for number, tx in zip(
+            _column(table, "block_number"), _column(table, "transaction_hash"), strict=True
+        ):
+            txs.setdefault(number, []).append(tx)
+    by_tx = request.state.get("receipts_by") == "tx"
+    pieces = []
+    for a, b in spans(request.first, request.last, request.blocks_per_request):
+        with_txs = [n for n in range(a, b + 1) if txs.get(n)]
+        if by_tx:
+            method = rpc.method("getTransactionReceipt")
+            calls = tuple(Call(method, (tx,)) for n in with_txs for tx in txs[n])
+        else:
+            method = rpc.method("getBlockReceipts")
+            calls = tuple(Call(method, (hashes[n],)) for n in with_txs if n in hashes)
+        pieces.append(Piece(a, b, calls))  # also a piece without calls: its blocks have no receipt
+    return pieces
+
+
+def _receipts_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[str, Any] | None:
+    """A node without ``getBlockReceipts`` (older than 2024): receipts by transaction hash from now on."""
+    if isinstance(error, MethodNotFoundError) and state.get("receipts_by") != "tx":
+        return {"receipts_by": "tx"}
+    return None
+
+
+#: Receipts of every transaction (plain and staking), checked against their blocks.
+RECEIPTS = RangeSource(
+    name="receipts",
+    fills={"receipts": Fill(needs=RECEIPT_NEEDS)},
+    plan=_plan_receipts,
+    transform="hmyframe.datasets._transform:receipts",
+    fallback=_receipts_fallback,
+)
+
+
+# --------------------------------------------------------------------------- logs
+
+#: Blocks per ``hmy_getLogs`` call: the node refuses ``toBlock - fromBlock > 1024``
+#: (``rpcGetLogsLimit``); a span of 1,024 blocks stays inside it.
+LOGS_SPAN = 1024
+#: Error texts meaning "this range has too many logs for one answer" (the Harmony node sets no
+#: count limit, but proxies and other providers do: "query returned more than 10000 results",
+#: "Log response size exceeded", "too many results"...), and the node's own range cap.
+_TOO_MANY = re.compile(
+    r"too many|more than \d+ (?:results|logs)|response size|limit exceeded|exceeds? (?:the )?(?:max|limit)"
+    r"|must be smaller than size",
+    re.I,
+)
+
+
+def _plan_logs(request: ChunkRequest) -> list[Piece]:
+    """``hmy_getLogs`` over spans of at most :data:`LOGS_SPAN` blocks (``state["logs_span"]`` once split)."""
+    span = min(int(request.state.get("logs_span", LOGS_SPAN)), LOGS_SPAN)
+    return [
+        Piece(a, b, (Call("hmy_getLogs", ({"fromBlock": hex(a), "toBlock": hex(b)},)),))
+        for a, b in spans(request.first, request.last, span)
+    ]
+
+
+def _logs_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[str, Any] | None:
+    """A "too many results" answer (or one over the client's size cap): half the refused span, down to 1 block."""
+    too_many = isinstance(error, ResponseTooLargeError) or (
+        isinstance(error, RpcError)
+        and not isinstance(error, MethodNotFoundError)
+        and _TOO_MANY.search(error.rpc_message) is not None
+    )
+    span = int(state.get("logs_span", LOGS_SPAN))
+    refused = _span_of(getattr(error, "params", None))
+    if refused is not None:  # the span actually refused (a chunk may be shorter than the span)
+        span = min(span, refused)
+    if too_many and span > 1:
+        return {"logs_span": span // 2}
+    return None
+
+
+def _span_of(params: object) -> int | None:
+    """Blocks of a refused ``getLogs`` call's ``[{"fromBlock", "toBlock"}]`` params (None if not that)."""
+    try:
+        query = params[0]  # type: ignore[index]
+        return int(query["toBlock"], 16) - int(query["fromBlock"], 16) + 1
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+
+
+#: Logs from ``hmy_getLogs`` (no ``hmyv2_`` twin exists; logs have one format), and the token
+#: transfers decoded from them; both checked against the blocks' hashes.
+LOGS = RangeSource(
+    name="logs",
+    fills={"logs": Fill(needs=("blocks",)), "token_transfers": Fill(needs=("blocks",))},
+    plan=_plan_logs,
+    transform="hmyframe.datasets._transform:logs",
+    fallback=_logs_fallback,
+)
+
+
 # --------------------------------------------------------------------------- the registry
 
 #: Range sources by name.
@@ -483,3 +609,5 @@ RANGE_DATASETS: Sequence[str] = _RangeNames()
 
 register_source(BLOCKS)
 register_source(TRACES)
+register_source(RECEIPTS)
+register_source(LOGS)

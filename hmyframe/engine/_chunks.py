@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
+from hmyframe._spans import merge
 from hmyframe.errors import HmyframeError, RateLimitError, TransportError
 
 __all__ = ["run_chunks"]
@@ -26,16 +27,6 @@ _GIVE_UP_FACTOR = 3
 def _endpoint_fault(exc: BaseException) -> bool:
     """Whether ``exc`` says the endpoint misbehaved (worth trying the other chunks)."""
     return isinstance(exc, TransportError | RateLimitError)
-
-
-def _spans(chunks: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(chunks):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 async def run_chunks(
@@ -99,7 +90,7 @@ async def run_chunks(
         return
     stopping = [exc for _, exc in failures if not _endpoint_fault(exc)]
     error = stopping[0] if stopping else failures[0][1]
-    unfetched = _spans([chunk for chunk, _ in failures] + skipped)
+    unfetched = merge([chunk for chunk, _ in failures] + skipped)
     blocks = sum(b - a + 1 for a, b in unfetched)
     ranges = ", ".join(f"{a}..{b}" for a, b in unfetched)
     done = len(chunks) - len(failures) - len(skipped)

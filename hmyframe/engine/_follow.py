@@ -62,9 +62,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hmyframe._spans import merge
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
-from hmyframe.engine._ranges import _merge, fetch_range, split_aligned
+from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.engine._session import Session
 from hmyframe.errors import (
     ConfigError,
@@ -349,7 +350,7 @@ def compact(
                 continue
             by_chunk.setdefault(a // chunk_size, []).append((a, b))
         for index, files in sorted(by_chunk.items()):
-            spans = _merge(files)
+            spans = merge(files)
             if len(files) < 2 or len(spans) != 1:
                 continue
             a, b = spans[0]

@@ -18,7 +18,7 @@ conversion needs and how far behind the head its blocks are complete.
    built first in the same chunk.
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
-   (:data:`CONVERT_THREADS`), or in a pool of worker processes with
+   (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
    ``FetchOptions.convert_processes`` (other cores; a worker that dies fails its chunk with a
    :class:`~hmyframe.errors.ConversionWorkerError`, nothing of it kept). A writer thread then
    puts the chunk's pieces together, checks and writes them. So requests keep going out and
@@ -44,46 +44,42 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
-import multiprocessing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hmyframe._lazy import lazy_module
+from hmyframe._spans import merge, rows_between
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._session import Session, block_arg
+from hmyframe.engine._workers import (
+    ChunkJob,
+    PieceJob,
+    convert_piece,
+    converter_for,
+    finish_chunk,
+    get_dataset,
+)
 from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from hmyframe.cache import Cache
 else:
     pa = lazy_module("pyarrow")
 
 __all__ = [
-    "CONVERT_THREADS",
     "RANGE_DATASETS",
-    "ChunkJob",
-    "PieceJob",
-    "convert_piece",
     "fetch_range",
     "fetch_shards",
-    "finish_chunk",
     "plan_range",
     "split_aligned",
 ]
 
-#: Conversion threads of one fetch (per shard). Conversion holds the interpreter lock for most
-#: of its time, so more threads would not convert faster, only hold more chunks' decoded answers
-#: at once (``bench/export_memory.py``): one keeps the event loop free to fetch meanwhile.
-CONVERT_THREADS = 1
 
 ProgressFn = Callable[[int], None]
 
@@ -102,153 +98,6 @@ def split_aligned(gaps: Iterable[tuple[int, int]], size: int) -> list[tuple[int,
             out.append((cursor, stop))
             cursor = stop + 1
     return out
-
-
-def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _dataset(name: str) -> Any:
-    from hmyframe import datasets as ds
-
-    return ds.get(name)
-
-
-# --------------------------------------------------------------------------- conversion
-
-
-def _transform(path: str) -> Callable[[Answers], Mapping[str, pa.Table]]:
-    module, _, function = path.partition(":")
-    found: Callable[[Answers], Mapping[str, pa.Table]] = getattr(importlib.import_module(module), function)
-    return found
-
-
-def _check_blocks(table: pa.Table, start: int, end: int, name: str, shard: int) -> None:
-    """A one-row-per-block table of a chunk must hold each block of ``start..end`` exactly once."""
-    numbers = table["block_number"].to_pylist()
-    if numbers != list(range(start, end + 1)):
-        got = sorted(set(numbers))
-        missing = sorted(set(range(start, end + 1)) - set(got))
-        extra = sorted(set(got) - set(range(start, end + 1)))
-        dup = len(numbers) - len(got)
-        raise ResponseShapeError(
-            name,
-            name,
-            f"shard {shard} blocks {start}..{end}: missing {missing[:5]}, unexpected {extra[:5]}, duplicates {dup}",
-            "each requested block exactly once",
-        )
-
-
-def _check_within(table: pa.Table, start: int, end: int, name: str) -> None:
-    import pyarrow.compute as pc
-
-    if table.num_rows == 0:
-        return
-    col = table["block_number"]
-    lo, hi = pc.min(col).as_py(), pc.max(col).as_py()
-    if lo is None or hi is None or lo < start or hi > end:
-        raise ResponseShapeError(name, "block_number", (lo, hi), f"rows of blocks {start}..{end} only")
-
-
-def _between(table: pa.Table, lo: int, hi: int) -> pa.Table:
-    """Rows of blocks ``lo..hi``."""
-    import pyarrow.compute as pc
-
-    column = table["block_number"]
-    return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
-
-
-@dataclass(frozen=True)
-class PieceJob:
-    """One piece of a source's plan with its answers: what a conversion worker is given (picklable).
-
-    Attributes
-    ----------
-    transform
-        The source's ``"module:function"`` transform.
-    answers
-        The piece's answers (``needed`` cut to the piece's blocks).
-    """
-
-    transform: str
-    answers: Answers
-
-
-def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
-    """One piece's answers through its source's transform (in a conversion thread or process).
-
-    Raises
-    ------
-    Refetch
-        From the transform: the chunk must be asked again.
-    HmyframeError
-        Answers that cannot make the tables.
-    """
-    return dict(_transform(job.transform)(job.answers))
-
-
-@dataclass(frozen=True)
-class ChunkJob:
-    """A chunk's converted pieces, and what to do with the tables.
-
-    Attributes
-    ----------
-    shard, first, last
-        The chunk.
-    parts
-        Each piece's tables, in block order.
-    per_block
-        Datasets checked to hold each block of the chunk exactly once.
-    cache, chain_id
-        Where the tables are written (only blocks the cache lacks); ``None``: not written.
-    """
-
-    shard: int
-    first: int
-    last: int
-    parts: Sequence[Mapping[str, pa.Table]]
-    per_block: frozenset[str]
-    cache: Cache | None
-    chain_id: str
-
-
-def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
-    """Put a chunk's pieces together, check the tables and write them (in a conversion thread).
-
-    Each dataset's pieces are concatenated in block order and checked (rows only of the
-    chunk's blocks; each block exactly once for a one-row-per-block dataset); then every table
-    is written to the cache for the blocks it lacks (so cache files never overlap, also when
-    part of the chunk was cached by an earlier, narrower fetch). Nothing is written unless
-    every table passed.
-
-    Returns
-    -------
-    dict[str, pyarrow.Table]
-        Every dataset's table of the chunk.
-    """
-    names = list(dict.fromkeys(name for part in job.parts for name in part))
-    tables: dict[str, pa.Table] = {}
-    for name in names:
-        pieces = [part[name] for part in job.parts if name in part]
-        table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
-        _check_within(table, job.first, job.last, name)
-        if name in job.per_block:
-            _check_blocks(table, job.first, job.last, name, job.shard)
-        tables[name] = table
-    cache = job.cache
-    if cache is not None:
-        for name, table in tables.items():
-            dataset = _dataset(name)
-            for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
-                part = table if (a, b) == (job.first, job.last) else _between(table, a, b)
-                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
-    return tables
 
 
 # --------------------------------------------------------------------------- the driver
@@ -283,7 +132,7 @@ class _RangeFetch:
         cache = self.session.cache
         if cache is None:
             return [(start, end)]
-        return cache.missing(self.chain_id, _dataset(name), self.shard, start, end)
+        return cache.missing(self.chain_id, get_dataset(name), self.shard, start, end)
 
     @staticmethod
     async def _run(executor: concurrent.futures.Executor, fn: Callable[..., Any], *args: Any) -> Any:
@@ -302,7 +151,13 @@ class _RangeFetch:
                     continue
                 if cache is not None and not self.missing(need, start, end):
                     needed[need] = await self._run(
-                        self.writer, cache.read_range, self.chain_id, _dataset(need), self.shard, start, end
+                        self.writer,
+                        cache.read_range,
+                        self.chain_id,
+                        get_dataset(need),
+                        self.shard,
+                        start,
+                        end,
                     )
                 else:
                     build[need] = None  # built first, in this chunk
@@ -341,6 +196,7 @@ class _RangeFetch:
                 blocks_per_request=options.blocks_per_request,
                 strategy=options.strategy,
                 state=dict(state),
+                needed=needed,
             )
 
             async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
@@ -354,7 +210,7 @@ class _RangeFetch:
                     builds=builds,
                     calls=piece.calls,
                     payloads=payloads,
-                    needed={n: _between(t, piece.first, piece.last) for n, t in needed.items()},
+                    needed={n: rows_between(t, piece.first, piece.last) for n, t in needed.items()},
                     endpoint=endpoint,
                 )
                 tables: dict[str, pa.Table] = await self._run(
@@ -408,30 +264,12 @@ class _RangeFetch:
         )
 
     def result(self, name: str, start: int, end: int) -> pa.Table:
-        dataset = _dataset(name)
+        dataset = get_dataset(name)
         cache = self.session.cache
         if cache is not None:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
-
-
-def _warm() -> None:
-    """Runs first in each conversion worker process: the transforms' imports (pyarrow, the datasets)."""
-    for source in sources.RANGE_SOURCES.values():
-        _transform(source.transform)
-
-
-def _converter(session: Session) -> concurrent.futures.Executor:
-    """Where a fetch's pieces are converted (see the module documentation, point 4)."""
-    processes = session.options.convert_processes
-    if processes:
-        pool = concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
-        )
-        pool.submit(int)  # start the workers now, while the first requests are in flight
-        return pool
-    return concurrent.futures.ThreadPoolExecutor(CONVERT_THREADS, thread_name_prefix="hmyframe-convert")
 
 
 def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
@@ -491,7 +329,7 @@ async def plan_range(
     def gaps_of(chain: str) -> list[tuple[int, int]]:
         if cache is None:
             return [(a, b)]
-        return _merge(g for name in names for g in cache.missing(chain, _dataset(name), shard, a, b))
+        return merge(g for name in names for g in cache.missing(chain, get_dataset(name), shard, a, b))
 
     gaps = gaps_of(chain_id)
     if gaps and cache is not None:
@@ -513,7 +351,7 @@ async def plan_range(
     await session.client.endpoint_url(shard)
     for source, wanted in _in_order(names):
         if source.trace_endpoint and (
-            cache is None or any(cache.missing(chain_id, _dataset(n), shard, a, b) for n in wanted)
+            cache is None or any(cache.missing(chain_id, get_dataset(n), shard, a, b) for n in wanted)
         ):
             await session.client.endpoint_url(shard, trace=True)
     return (a, b), chain_id, split_aligned(gaps, session.options.chunk_size)
@@ -571,7 +409,7 @@ async def fetch_range(
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
     # (no chunk to fetch: idle thread pools, which start no thread)
-    converter = _converter(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
+    converter = converter_for(session) if chunks else concurrent.futures.ThreadPoolExecutor(1)
     writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hmyframe-write")
     with converter, writer:
         job = _RangeFetch(session, names, shard, progress, converter, writer)

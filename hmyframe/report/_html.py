@@ -179,7 +179,7 @@ class Page:
     def render(self) -> str:
         """The complete HTML document."""
         generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        from hmyframe import __version__
+        from hmyframe._version import __version__
 
         lines = "".join(f"<p>{html.escape(line)}</p>" for line in self.subtitle)
         return (

@@ -10,9 +10,9 @@ import pandas as pd
 
 from hmyframe import datasets as ds
 from hmyframe._exactint import ExactIntArray, ExactIntDtype
+from hmyframe._parts import Part
 from hmyframe.amounts import AttoDtype, Uint256Dtype
 from hmyframe.errors import ConfigError
-from hmyframe.reader import Part
 
 __all__ = ["read_dask"]
 

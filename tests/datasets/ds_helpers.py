@@ -40,6 +40,7 @@ ROUTES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"_getShardingStructure$", ("shards",)),
     (r"_getTransactionCount$", ("tx_counts",)),
     (r"^trace_(block|transaction)$", ("traces",)),
+    (r"_getTransactionReceipt$", ("receipts",)),
 )
 
 
@@ -169,3 +170,33 @@ def legacy_validator(key_spelling="num-blocks-to-sign", wrapped=True):
         },
     }  # fmt: skip
     return {"id": "0", "jsonrpc": "2.0", "result": inner} if wrapped else inner
+
+
+def token_logs() -> list[dict[str, Any]]:
+    """A hand-made ``hmy_getLogs`` answer (the only recorded sample is not JSON): an HRC-20
+    Transfer of 2**256 - 1, an HRC-721 Transfer, a two-id HRC-1155 TransferBatch and a log of
+    another event."""
+    transfer = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+    batch = "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb"
+    a, b = "0x" + "0" * 24 + "ab" * 20, "0x" + "0" * 24 + "cd" * 20
+    words = [64, 160, 2, 7, 2**256 - 1, 2, 1, 10**40]
+    logs = [
+        ([transfer, a, b], "0x" + "f" * 64),
+        ([transfer, a, b, "0x" + "0" * 62 + "2a"], "0x"),
+        ([batch, a, a, b], "0x" + "".join(f"{w:064x}" for w in words)),
+        (["0x" + "12" * 32], "0x"),
+    ]
+    return [
+        {
+            "address": "0x0b585f8daefbc68a311fbd4cb20d9174ad174016",
+            "topics": topics,
+            "data": data,
+            "blockNumber": "0x5",
+            "transactionHash": "0x" + "34" * 32,
+            "transactionIndex": "0x0",
+            "blockHash": "0x" + "56" * 32,
+            "logIndex": hex(i),
+            "removed": False,
+        }
+        for i, (topics, data) in enumerate(logs)
+    ]

@@ -40,9 +40,14 @@ def test_every_consumed_sample_converts(sample, names):
         assert produced > 0, f"{sample.file} gave no rows in {names}"
 
 
+#: Datasets whose only recorded sample is not JSON (the docs' hmy_getLogs answer, with comments
+#: and a "..." placeholder): tests/datasets/test_receipts_logs.py parses it repaired.
+UNPARSED_SAMPLES = {"logs", "token_transfers"}
+
+
 def test_consumed_samples_cover_every_dataset():
     covered = {n for _, names in CONSUMED for n in names}
-    assert covered == set(DATASETS)
+    assert covered == set(DATASETS) - UNPARSED_SAMPLES
     assert len(CONSUMED) >= 75
 
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from ds_helpers import as_bytes, consumed, current_validator, legacy_validator
+from ds_helpers import as_bytes, consumed, current_validator, legacy_validator, token_logs
 
-from hmyframe.amounts import AttoDtype
+from hmyframe.amounts import AttoDtype, Uint256Dtype
 from hmyframe.cli import main
 from hmyframe.datasets import (
     AMOUNT,
@@ -26,6 +26,7 @@ from hmyframe.datasets import (
     to_pandas,
 )
 from hmyframe.datasets.docs import END, START, render, replace_block
+from hmyframe.datasets.token_transfers import UINT256
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CTX = ConvertContext(
@@ -39,6 +40,8 @@ def _sample_table(name: str) -> pa.Table:
     if DATASETS[name].source == "validators":  # the samples have no undelegations nor metrics
         page = as_bytes([current_validator(), legacy_validator()])
         tables.append(DATASETS[name].convert([page], CTX))
+    if DATASETS[name].source == "logs":  # the one recorded getLogs sample is not JSON
+        tables.append(DATASETS[name].convert([as_bytes(token_logs())], CTX))
     return pa.concat_tables(tables)
 
 
@@ -52,6 +55,9 @@ def test_registry_names_and_lookup():
         "staking_transactions",
         "signers",
         "traces",
+        "receipts",
+        "logs",
+        "token_transfers",
         "validators",
         "voting_power",
         "delegations",
@@ -75,10 +81,17 @@ def test_every_column_is_described_and_free_of_lists():
             assert f.name == f.name.lower()
 
 
+#: Token amounts and ids (exact uint256 in the token's units), named as the issue names them.
+TOKEN_UNITS = {("token_transfers", "amount"), ("token_transfers", "token_id")}
+
+
 def test_same_column_name_means_same_type_everywhere():
     seen: dict[str, pa.DataType] = {name: f.type for name, f in SHARED.items()}
     for ds in DATASETS.values():
         for f in ds.schema:
+            if (ds.name, f.name) in TOKEN_UNITS:  # a token's own units (uint256), not atto
+                assert f.type == UINT256
+                continue
             if f.name in seen:
                 assert f.type == seen[f.name], (ds.name, f.name, f.type, seen[f.name])
             seen[f.name] = f.type
@@ -103,21 +116,30 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
     table = TABLES[name]
     assert table.num_rows > 0
     df = to_pandas(table)
-    # exact amounts come as the atto dtype, everything else keeps its Arrow type
+    # exact amounts come as the atto dtype, token amounts as uint256 (digit strings marked in
+    # the field metadata), everything else keeps its Arrow type
     for f, dt in zip(table.schema, df.dtypes, strict=True):
         if f.type == AMOUNT:
             assert isinstance(dt, AttoDtype), f.name
+        elif (f.metadata or {}).get(b"hmyframe.dtype") == b"uint256":
+            assert isinstance(dt, Uint256Dtype), f.name
+            assert f.type == pa.string(), f.name
         else:
             assert isinstance(dt, pd.ArrowDtype), f.name
             assert dt.pyarrow_dtype == f.type, f.name
     # back to Arrow: the same types and values
     assert pa.Table.from_pandas(df, preserve_index=False).cast(table.schema).equals(table)
-    assert pa.Table.from_pandas(df, preserve_index=False).schema.types == table.schema.types
+    # with the dataset schema (how hmyframe writes its files): exactly the dataset's types
+    assert pa.Table.from_pandas(df, schema=table.schema, preserve_index=False).equals(table)
+    # without it, exact amounts become the hmyframe.atto extension type over the same storage
+    own = pa.Table.from_pandas(df, preserve_index=False).schema
+    assert [getattr(t, "storage_type", t) for t in own.types] == table.schema.types
     path = tmp_path / f"{name}.parquet"
     df.to_parquet(path)
     back = to_pandas(pq.read_table(path, schema=table.schema))
     pd.testing.assert_frame_equal(back, df)
-    # pandas' own Arrow reader gives Arrow decimals with the same exact values
+    # pandas' own Arrow reader gives Arrow columns (here the hmyframe.atto extension type
+    # over decimal128(38, 0): the file names it) with the same exact values
     arrow_back = pd.read_parquet(path, dtype_backend="pyarrow")
     # plain pandas still reads every table, exact values included
     plain = pd.read_parquet(path)
@@ -127,7 +149,8 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
             expected = table.column(f.name).to_pylist()
             got = [None if pd.isna(v) else Decimal(v) for v in plain[f.name]]
             assert got == expected, f.name
-            assert arrow_back[f.name].dtype == pd.ArrowDtype(AMOUNT)
+            assert arrow_back[f.name].dtype.pyarrow_dtype.storage_type == AMOUNT
+            assert isinstance(plain[f.name].dtype, AttoDtype), f.name  # the file names it
             assert [None if pd.isna(v) else Decimal(v) for v in arrow_back[f.name]] == expected, f.name
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from hmyframe.devnet.render import Gen
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 __all__ = [
     "EMPTY_LIST",
@@ -27,7 +27,7 @@ __all__ = [
     "served_methods",
 ]
 
-Handler = Callable[["ShardNode", Gen, list[Any]], "bytes | Awaitable[bytes]"]
+Handler = Callable[["ShardState", Gen, list[Any]], "bytes | Awaitable[bytes]"]
 
 NULL = b"null"
 EMPTY_LIST = b"[]"

@@ -30,7 +30,7 @@ from hmyframe.devnet.params import (
 from hmyframe.devnet.render import Gen, encode, hexq, staking_transaction_obj, transaction_obj
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 __all__ = ["GET_BLOCKS_LIMIT", "block_for_index", "block_number_or_hash"]
 
@@ -38,13 +38,13 @@ __all__ = ["GET_BLOCKS_LIMIT", "block_for_index", "block_number_or_hash"]
 GET_BLOCKS_LIMIT = 1024
 
 
-def _block_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _block_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     head = node.head
     return encode(hexq(head) if gen == 1 else head)
 
 
-def _opts(node: ShardNode, gen: Gen, value: Any) -> BlockArgs:
+def _opts(node: ShardState, gen: Gen, value: Any) -> BlockArgs:
     """``getBlockByNumber``/``getBlockByHash`` param 1 (``getBlockOptions``)."""
     if gen == 1:
         if not isinstance(value, bool):
@@ -56,7 +56,7 @@ def _opts(node: ShardNode, gen: Gen, value: Any) -> BlockArgs:
         raise RpcFault(-32000, str(exc)) from None
 
 
-async def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_by_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_number, raw_opts = arity(params, 2, 2)
     number = block_number_param(raw_number, 0)
     args = _opts(node, gen, raw_opts)
@@ -65,7 +65,7 @@ async def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> 
     return node.block_bytes(number, gen, args)
 
 
-async def _get_block_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_hash, raw_opts = arity(params, 2, 2)
     block_hash = hash_param(raw_hash, 0)
     args = _opts(node, gen, raw_opts)
@@ -76,7 +76,7 @@ async def _get_block_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> by
     return node.block_bytes(block.number, gen, args)
 
 
-async def _get_blocks(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_blocks(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_start, raw_end, raw_args = arity(params, 2, 3)
     start = block_number_param(raw_start, 0)
     end = block_number_param(raw_end, 1)
@@ -108,7 +108,7 @@ async def _get_blocks(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     return b"[" + b",".join(parts) + b"]"
 
 
-def _block_for_index(node: ShardNode, raw_block: Any, by_hash: bool) -> Block | None:
+def _block_for_index(node: ShardState, raw_block: Any, by_hash: bool) -> Block | None:
     if by_hash:
         return node.own_block_by_hash(hash_param(raw_block, 0))
     number = block_number_param(raw_block, 0)
@@ -120,7 +120,7 @@ def _block_for_index(node: ShardNode, raw_block: Any, by_hash: bool) -> Block | 
 
 
 def _tx_by_block_and_index(by_hash: bool) -> Handler:
-    def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         raw_block, raw_index = arity(params, 2, 2)
         index = index_param(raw_index, 1, gen)
         block = _block_for_index(node, raw_block, by_hash)
@@ -133,7 +133,7 @@ def _tx_by_block_and_index(by_hash: bool) -> Handler:
 
 
 def _staking_tx_by_block_and_index(by_hash: bool) -> Handler:
-    def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         raw_block, raw_index = arity(params, 2, 2)
         index = index_param(raw_index, 1, gen)
         block = _block_for_index(node, raw_block, by_hash)
@@ -148,7 +148,7 @@ def _staking_tx_by_block_and_index(by_hash: bool) -> Handler:
 
 
 def _tx_count_in_block(by_hash: bool) -> Handler:
-    def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         (raw_block,) = arity(params, 1, 1)
         block = _block_for_index(node, raw_block, by_hash)
         if block is None:
@@ -159,7 +159,7 @@ def _tx_count_in_block(by_hash: bool) -> Handler:
     return handler
 
 
-def _block_number_or_hash(node: ShardNode, value: Any) -> int:
+def _block_number_or_hash(node: ShardState, value: Any) -> int:
     """``rpc.BlockNumberOrHash`` (param 1 of getTransactionCount, call, getCode) -> an existing
     block number."""
     if isinstance(value, dict):
@@ -185,7 +185,7 @@ def _block_number_or_hash(node: ShardNode, value: Any) -> int:
     return number
 
 
-def _get_block_signers(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_block_signers(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_number,) = arity(params, 1, 1)
     number = node.resolve(block_number_param(raw_number, 0))
     signers = node.chain.signers(node.shard, number)
@@ -194,13 +194,13 @@ def _get_block_signers(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     return encode([_one(a) for a in signers])
 
 
-def _get_epoch(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_epoch(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     epoch = node.chain.epoch_of(node.head)
     return encode(hexq(epoch) if gen == 1 else epoch)
 
 
-def _epoch_last_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _epoch_last_block(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     # the node's handler takes a uint64 epoch (a JSON number, in v1 too) and answers the
     # schedule's last block as a JSON number in both generations, whether or not the epoch
     # has been reached (beacon shard only)

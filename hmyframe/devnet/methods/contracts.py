@@ -23,7 +23,7 @@ from hmyframe.devnet.params import RpcFault, _go_type, address_param, arity, byt
 from hmyframe.devnet.render import Gen, encode
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 __all__ = ["revert_message"]
 
@@ -56,7 +56,7 @@ def _address_field(value: Any, field: str) -> str:
     return "0x" + digits.lower()
 
 
-async def _call(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _call(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_args, raw_block = arity(params, 2, 2)
     if not isinstance(raw_args, dict):
         raise invalid(
@@ -81,7 +81,7 @@ async def _call(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     return encode(result)
 
 
-async def _get_code(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_code(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_address, raw_block = arity(params, 2, 2)
     address = address_param(raw_address)
     number = block_number_or_hash(node, raw_block)

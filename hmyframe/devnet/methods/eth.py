@@ -46,7 +46,7 @@ from hmyframe.devnet.receipts import eth_receipt_obj
 from hmyframe.devnet.render import EMPTY_UNCLE_HASH, Gen, encode, hexq
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 __all__ = [
     "CLIENT_VERSION",
@@ -132,22 +132,22 @@ def _block_receipts(block: Block) -> list[dict[str, Any] | None]:
 # --------------------------------------------------------------------------------------------
 
 
-def _block_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _block_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     _p.arity(params, 0, 0)
     return encode(hexq(node.head))
 
 
-def _chain_id(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _chain_id(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     _p.arity(params, 0, 0)
     return encode(hexq(ETH_CHAIN_ID_BASE + node.shard))
 
 
-def _client_version(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _client_version(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     _p.arity(params, 0, 0)
     return encode(CLIENT_VERSION)
 
 
-async def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_by_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_number, raw_full = _p.arity(params, 2, 2)
     number = _p.block_number_param(raw_number, 0)
     if not isinstance(raw_full, bool):
@@ -165,7 +165,7 @@ async def _get_block_by_number(node: ShardNode, gen: Gen, params: list[Any]) -> 
     )
 
 
-async def _get_transaction_receipt(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_transaction_receipt(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = _p.arity(params, 1, 1)
     tx_hash = _p.hash_param(raw_hash, 0)
     tx = node.own_transaction(tx_hash) or node.own_transaction_by_eth_hash(tx_hash)
@@ -177,7 +177,7 @@ async def _get_transaction_receipt(node: ShardNode, gen: Gen, params: list[Any])
     return encode(eth_receipt_obj(tx, cumulative))
 
 
-async def _get_block_receipts(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_receipts(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = _p.arity(params, 1, 1)
     block_hash = _p.hash_param(raw_hash, 0)
     block = node.own_block_by_hash(block_hash)

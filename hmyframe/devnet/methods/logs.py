@@ -39,7 +39,7 @@ from hmyframe.devnet.receipts import log_obj
 from hmyframe.devnet.render import Gen, encode
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 __all__ = ["GET_LOGS_LIMIT", "LogCriteria", "parse_criteria"]
 
@@ -161,7 +161,7 @@ def _block_logs(block: Block, crit: LogCriteria, namespace: Literal["hmy", "eth"
 
 
 async def logs_of(
-    node: ShardNode, crit: LogCriteria, namespace: Literal["hmy", "eth"], *, start: int | None = None
+    node: ShardState, crit: LogCriteria, namespace: Literal["hmy", "eth"], *, start: int | None = None
 ) -> list[dict[str, Any]]:
     """The logs matching ``crit`` (``start`` overrides the range's first block: filter changes)."""
     if crit.block_hash is not None:
@@ -188,7 +188,7 @@ async def logs_of(
 
 
 def _get_logs_in(namespace: Literal["hmy", "eth"]) -> Handler:
-    async def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    async def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         (raw,) = arity(params, 1, 1)
         return encode(await logs_of(node, parse_criteria(raw), namespace))
 
@@ -208,17 +208,17 @@ class _Filter:
 _IDS = itertools.count(1)
 
 
-def _new_id(node: ShardNode) -> str:
+def _new_id(node: ShardState) -> str:
     """``rpc.NewID``: 16 bytes of hex with leading zeros trimmed (keyed, deterministic here)."""
     digest = hashlib.blake2b(f"{id(node)}|{next(_IDS)}".encode(), digest_size=16).hexdigest().lstrip("0")
     return "0x" + (digest or "0")
 
 
-def _filters(node: ShardNode) -> dict[str, _Filter]:
+def _filters(node: ShardState) -> dict[str, _Filter]:
     return node.filters  # the node keeps them untyped (methods own their shapes)
 
 
-def _install(node: ShardNode, flt: _Filter) -> bytes:
+def _install(node: ShardState, flt: _Filter) -> bytes:
     table = _filters(node)
     if len(table) >= _MAX_FILTERS:
         table.pop(next(iter(table)))
@@ -233,24 +233,24 @@ def _filter_id(value: Any) -> str:
     return value
 
 
-def _new_filter(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _new_filter(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw,) = arity(params, 1, 1)
     crit = parse_criteria(raw)
     return _install(node, _Filter("logs", crit, node.head + 1))
 
 
-def _new_block_filter(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _new_block_filter(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return _install(node, _Filter("blocks", None, node.head + 1))
 
 
-def _uninstall_filter(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _uninstall_filter(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw,) = arity(params, 1, 1)
     return encode(_filters(node).pop(_filter_id(raw), None) is not None)
 
 
 def _changes_in(namespace: Literal["hmy", "eth"]) -> Handler:
-    async def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    async def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         (raw,) = arity(params, 1, 1)
         flt = _filters(node).get(_filter_id(raw))
         if flt is None:
@@ -267,7 +267,7 @@ def _changes_in(namespace: Literal["hmy", "eth"]) -> Handler:
 
 
 def _filter_logs_in(namespace: Literal["hmy", "eth"]) -> Handler:
-    async def handler(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+    async def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         (raw,) = arity(params, 1, 1)
         flt = _filters(node).get(_filter_id(raw))
         if flt is None or flt.crit is None:

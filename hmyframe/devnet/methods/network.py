@@ -11,7 +11,7 @@ from hmyframe.devnet.params import (
 from hmyframe.devnet.render import Gen, encode, hexq, sharding_structure_obj
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 
 __all__ = ["CHAIN_ID"]
@@ -20,17 +20,17 @@ __all__ = ["CHAIN_ID"]
 CHAIN_ID = 2
 
 
-def _chain_id(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _chain_id(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode(hexq(CHAIN_ID) if gen == 1 else CHAIN_ID)
 
 
-def _net_version(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _net_version(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode(str(CHAIN_ID))
 
 
-def _get_sharding_structure(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_sharding_structure(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode(sharding_structure_obj(node.http_urls, node.ws_urls, node.shard))
 

@@ -19,10 +19,10 @@ from hmyframe.devnet.receipts import block_receipt_objs, cumulative_gas, receipt
 from hmyframe.devnet.render import Gen, encode
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 
-def find_any_transaction(node: ShardNode, tx_hash: str) -> Transaction | StakingTransaction | None:
+def find_any_transaction(node: ShardState, tx_hash: str) -> Transaction | StakingTransaction | None:
     """A plain transaction of this shard by Harmony or Ethereum-form hash, else a staking one
     (beacon shard), else ``None``; never one beyond head."""
     tx: Transaction | StakingTransaction | None = node.own_transaction(
@@ -35,7 +35,7 @@ def find_any_transaction(node: ShardNode, tx_hash: str) -> Transaction | Staking
     return tx
 
 
-async def _get_transaction_receipt(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_transaction_receipt(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     tx = find_any_transaction(node, hash_param(raw_hash, 0))
     if tx is None:
@@ -49,7 +49,7 @@ async def _get_transaction_receipt(node: ShardNode, gen: Gen, params: list[Any])
     return encode(obj)
 
 
-async def _get_block_receipts(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_block_receipts(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     block = node.own_block_by_hash(hash_param(raw_hash, 0))
     if block is None:

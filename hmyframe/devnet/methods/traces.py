@@ -16,10 +16,10 @@ from hmyframe.devnet.params import (
 from hmyframe.devnet.render import Gen, encode, trace_objs
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 
-async def _trace_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _trace_block(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_number,) = arity(params, 1, 1)
     number = eth_block_number_param(raw_number, 0)
     if number < 0 or number > node.head:
@@ -39,7 +39,7 @@ async def _trace_block(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
     return data
 
 
-def _trace_transaction(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _trace_transaction(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     tx_hash = hash_param(raw_hash, 0)
     tx = node.own_transaction(tx_hash)

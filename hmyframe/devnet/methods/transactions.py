@@ -18,10 +18,10 @@ from hmyframe.devnet.params import (
 from hmyframe.devnet.render import Gen, cx_proof_obj, encode, hexq, staking_transaction_obj, transaction_obj
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 
-def _get_transaction_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_transaction_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     tx_hash = hash_param(raw_hash, 0)
     tx = node.own_transaction(tx_hash)
@@ -30,7 +30,7 @@ def _get_transaction_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> by
     return encode(transaction_obj(tx, gen=gen, profile=node.profile, sort_keys=node.profile == "current"))
 
 
-def _get_staking_transaction_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_staking_transaction_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     tx_hash = hash_param(raw_hash, 0)
     stx = node.chain.find_staking_transaction(tx_hash) if node.shard == 0 else None
@@ -41,7 +41,7 @@ def _get_staking_transaction_by_hash(node: ShardNode, gen: Gen, params: list[Any
     )
 
 
-def _get_transaction_count(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_transaction_count(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_address, raw_block = arity(params, 2, 2)
     if not isinstance(raw_address, str):
         raise _invalid(0, f"json: cannot unmarshal {_go_type(raw_address)} into Go value of type string")
@@ -51,12 +51,12 @@ def _get_transaction_count(node: ShardNode, gen: Gen, params: list[Any]) -> byte
     return encode(hexq(count) if gen == 1 else count)
 
 
-def _get_pending_cx_receipts(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_pending_cx_receipts(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode([cx_proof_obj(p) for p in node.chain.pending_cx_receipts(node.shard)])
 
 
-def _get_cx_receipt_by_hash(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_cx_receipt_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_hash,) = arity(params, 1, 1)
     tx = node.own_transaction(hash_param(raw_hash, 0))
     if tx is None or not tx.is_cross_shard or tx.to is None:

@@ -19,7 +19,7 @@ from hmyframe.devnet.params import (
 from hmyframe.devnet.render import Gen, encode, wrap_legacy_validators
 
 if TYPE_CHECKING:
-    from hmyframe.devnet.node import ShardNode
+    from hmyframe.devnet.shard import ShardState
 
 
 __all__ = ["VALIDATOR_PAGE_SIZE"]
@@ -28,18 +28,18 @@ __all__ = ["VALIDATOR_PAGE_SIZE"]
 VALIDATOR_PAGE_SIZE = 100
 
 
-def _get_all_validator_addresses(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_all_validator_addresses(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     return encode([_one(a) for a in node.chain.validator_addresses()])
 
 
-def _get_elected_validator_addresses(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_elected_validator_addresses(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
     head = node.head
     return encode([_one(v.address) for v in node.chain.validators(head) if v.currently_in_committee])
 
 
-def _page_slice(node: ShardNode, page: int, count: int) -> tuple[int, int]:
+def _page_slice(node: ShardState, page: int, count: int) -> tuple[int, int]:
     """Start/stop indices of a validator page in this node's profile.
 
     Every node version numbers pages from 0; the early-2020 node also answered page ``-1`` with
@@ -56,7 +56,7 @@ def _page_slice(node: ShardNode, page: int, count: int) -> tuple[int, int]:
     return start, min(count, start + VALIDATOR_PAGE_SIZE)
 
 
-def _validator_page(node: ShardNode, page: int, number: int) -> bytes:
+def _validator_page(node: ShardState, page: int, number: int) -> bytes:
     addresses = node.chain.validator_addresses()
     start, stop = _page_slice(node, page, len(addresses))
     key = ("validators", node.shard, number, node.profile, start, stop, len(addresses))
@@ -73,18 +73,18 @@ def _validator_page(node: ShardNode, page: int, number: int) -> bytes:
     return data
 
 
-def _page_param(node: ShardNode, value: Any) -> int:
+def _page_param(node: ShardState, value: Any) -> int:
     if value is _MISSING:
         return 0  # the legacy profile's missing page (the spec: "page 1 when defaulted"): the first page
     return int_param(value, 0, "int")
 
 
-async def _limited(node: ShardNode) -> None:
+async def _limited(node: ShardState) -> None:
     if node.validator_limiter is not None:
         await node.validator_limiter.wait()
 
 
-async def _get_all_validator_information(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+async def _get_all_validator_information(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_page,) = arity(params, 0 if node.profile == "legacy" else 1, 1)
     page = _page_param(node, raw_page)
     await _limited(node)
@@ -92,7 +92,7 @@ async def _get_all_validator_information(node: ShardNode, gen: Gen, params: list
 
 
 async def _get_all_validator_information_by_block_number(
-    node: ShardNode, gen: Gen, params: list[Any]
+    node: ShardState, gen: Gen, params: list[Any]
 ) -> bytes:
     raw_page, raw_number = arity(params, 0 if node.profile == "legacy" else 2, 2)
     page = _page_param(node, raw_page)
@@ -102,7 +102,7 @@ async def _get_all_validator_information_by_block_number(
     return _validator_page(node, page, number)
 
 
-def _validator_information(node: ShardNode, raw_address: Any, number: int) -> bytes:
+def _validator_information(node: ShardState, raw_address: Any, number: int) -> bytes:
     address = address_param(raw_address)
     snapshot = node.chain.validator(address, number)
     if snapshot is None:
@@ -110,12 +110,12 @@ def _validator_information(node: ShardNode, raw_address: Any, number: int) -> by
     return encode(node.validator_json(snapshot))
 
 
-def _get_validator_information(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_validator_information(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     (raw_address,) = arity(params, 1, 1)
     return _validator_information(node, raw_address, node.head)
 
 
-def _get_validator_information_by_block_number(node: ShardNode, gen: Gen, params: list[Any]) -> bytes:
+def _get_validator_information_by_block_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     raw_address, raw_number = arity(params, 2, 2)
     number = node.resolve(block_number_param(raw_number, 1))
     return _validator_information(node, raw_address, number)

@@ -1,71 +1,37 @@
-"""The Parquet cache: every fetched range is kept on disk, so it is fetched once.
+"""The cache's store: :class:`Cache` (paths, planning, reading, writing, repairs, clearing).
 
-Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
-``pyarrow.dataset`` and DuckDB)::
-
-    <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_<end:010d>.parquet   block ranges
-    <root>/<chain_id>/<dataset>/shard<S>/<dataset>__at_<block:010d>.parquet            snapshots
-
-* ``<root>`` is ``data/`` by default (``HMYFRAME_CACHE`` or the ``root`` argument change it);
-  it may be a URL (``memory://``, ``s3://bucket/prefix``...): every file operation then goes
-  through fsspec (:mod:`hmyframe.storage`, which says what holds without atomic rename).
-* ``<chain_id>`` is the first 16 hex digits of the chain's genesis block hash (shard 0), so two
-  URLs of one chain share a cache and two chains never mix.
-* A range file holds exactly the rows of blocks ``start..end`` (inclusive), possibly none. Only
-  blocks at or below the head are ever written (the fetch layer guarantees it).
-
-What each file records
-    Its Parquet footer carries an integrity record (``hmyframe.*`` key-value metadata): the
-    dataset and its schema fingerprint, chain, shard, kind, block range (or snapshot block),
-    row count, and a content check: a SHA-256 of the footer's per-column statistics (values
-    and null counts, min and max of every column of every row group). Planning verifies each
-    file from its footer alone, remembered while the file is unchanged: the record must match
-    the file's name and folder, the row count the footer's, the footer schema the dataset's
-    schema, the content check the footer statistics, and the ``block_number`` statistics must
-    lie inside the named range. A file failing any of these is *corrupt*; one written for
-    another schema (or without a record, by an older version) is *stale*. Neither is ever
-    mixed into results: its blocks count as missing, are refetched, and the file is replaced.
-
-Writers (several processes, possibly on several machines sharing the folder)
-    * A file is written under a hidden temporary name unique to its writer (pid, host and a
-      random token; ignored by ``*.parquet`` globs) and renamed into place, atomically. Names
-      are deterministic: two writers of the same blocks write the same name with the same
-      rows, so the last rename wins and nothing is duplicated.
-    * Just before the rename, a writer checks whether other files already hold all its blocks
-      (a concurrent writer was faster); then it does not publish at all.
-    * Files of different chunkings can still overlap (one writer's ``0..999`` and another's
-      ``0..699``). Every writer, after its rename, and every planner that sees an overlap
-      repairs the folder with one deterministic rule: the wider file wins (then the earlier,
-      then the name); a file whose blocks are all held by winners is deleted, a file that
-      partly overlaps winners is replaced by files of its blocks that no winner holds. All
-      repairers compute the same result, so concurrent repairs converge; an overlap left by a
-      writer that died between rename and repair is repaired by the next reader.
-    * Reads never return a block twice: the cover handed to readers is non-overlapping even
-      before a repair (a read-only folder is not repaired, only read around its overlaps).
-    * Temporary files of writers that died are removed when their file is written again or on
-      ``clear``: at once when their writer is a dead process of this machine, after an hour
-      otherwise (no pid of another machine is ever trusted).
+The rules it keeps (layout, integrity records, writers sharing a folder) are drawn in
+:mod:`hmyframe.cache`; the record of each file is :mod:`._record`, writers' temporary files
+:mod:`._temp`, and the block-range arithmetic :mod:`hmyframe._spans`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import itertools
 import os
 import re
 import secrets
-import socket
-import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from hmyframe import _spans as spans
 from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
+
+from ._record import (
+    META_PREFIX,
+    DatasetLike,
+    Expected,
+    Status,
+    content_check,
+    inspect_file,
+    record_metadata,
+)
+from ._temp import TMP_RE, orphaned, remove_orphans, temp_path, writer_tag
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -76,50 +42,16 @@ else:
     pc = lazy_module("pyarrow.compute")
     pq = lazy_module("pyarrow.parquet")
 
-__all__ = [
-    "Cache",
-    "CacheEntry",
-    "CacheWarning",
-    "DatasetLike",
-    "cover",
-    "default_root",
-    "ensure_writable_folder",
-    "os_reason",
-]
+__all__ = ["Cache", "CacheEntry", "CacheWarning", "default_root", "ensure_writable_folder"]
 
-_META_PREFIX = b"hmyframe."
 _RANGE_RE = re.compile(r"^(?P<name>[a-z_]+)__(?P<start>\d{10})_(?P<end>\d{10})\.parquet$")
 _SNAP_RE = re.compile(r"^(?P<name>[a-z_]+)__at_(?P<block>\d{10})\.parquet$")
 _CHAIN_RE = re.compile(r"^[0-9a-f]{16}$")
 _SHARD_RE = re.compile(r"^shard(?P<shard>\d+)$")
-# ".<file name>.<writer tag>.tmp": the tag is "<pid>-<host>-<token>" (older versions: "<pid>")
-_TMP_RE = re.compile(
-    r"^\.(?P<final>[a-z_]+__(?:\d{10}_\d{10}|at_\d{10})\.parquet)\.(?P<tag>[A-Za-z0-9-]+)\.tmp$"
-)
-#: Record format written by this version (files without it are stale).
-_RECORD = b"2"
-#: Seconds after which a temporary file of a writer on another machine counts as orphaned.
-ORPHAN_AGE = 3600.0
-
-Status = Literal["ok", "stale", "corrupt"]
-_P = TypeVar("_P", bound=PurePath)
 
 
 class CacheWarning(UserWarning):
     """A cache file was found stale or corrupt and will be refetched."""
-
-
-class DatasetLike(Protocol):
-    """What the cache needs to know about a dataset."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def schema(self) -> pa.Schema: ...
-
-    @property
-    def fingerprint(self) -> str: ...
 
 
 def default_root() -> Path:
@@ -166,18 +98,6 @@ class CacheEntry:
     problem: str = ""
 
 
-@dataclass(frozen=True)
-class _Expected:
-    """What a file's name and folder say it holds."""
-
-    chain_id: str
-    dataset: str
-    shard: int
-    kind: Literal["range", "snapshot"]
-    start: int
-    end: int
-
-
 class Cache:
     """Parquet files of fetched data, per (chain, dataset, shard, block range or snapshot).
 
@@ -211,7 +131,7 @@ class Cache:
     @property
     def _writer_tag(self) -> str:
         """Unique to this writer among all processes and machines sharing the folder."""
-        return f"{os.getpid()}-{_host_tag()}-{self._token}"
+        return writer_tag(self._token)
 
     # -- paths -------------------------------------------------------------------------
 
@@ -255,21 +175,21 @@ class Cache:
 
         Stale or corrupt files are left out (and reported with a :class:`CacheWarning`
         when ``report`` is true). Overlapping files (written by concurrent writers with other
-        chunk sizes) are repaired first (see the module docstring); where that is not
+        chunk sizes) are repaired first (see :mod:`hmyframe.cache`); where that is not
         possible (a read-only folder) the cover still holds each block once: a file is then
         only used for the blocks no earlier file of the cover holds.
         """
         candidates = self._valid_ranges(chain_id, dataset, shard, report=report)
-        if _overlapping(candidates) and self._repair(chain_id, dataset, shard, candidates):
+        if spans.overlapping(candidates) and self._repair(chain_id, dataset, shard, candidates):
             candidates = self._valid_ranges(chain_id, dataset, shard, report=False)
-        return cover(candidates)
+        return spans.cover(candidates)
 
     def missing(
         self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int
     ) -> list[tuple[int, int]]:
         """Sub-ranges of ``start..end`` (inclusive) that no valid file covers."""
         _check_range(start, end)
-        return _gaps(self.cached_ranges(chain_id, dataset, shard), start, end)
+        return spans.gaps(self.cached_ranges(chain_id, dataset, shard), start, end)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -287,7 +207,7 @@ class Cache:
         _check_range(start, end)
         for attempt in range(3):
             cover = self.cached_ranges(chain_id, dataset, shard, report=False)
-            gaps = _gaps(cover, start, end)
+            gaps = spans.gaps(cover, start, end)
             if gaps:
                 raise CacheError(
                     f"{dataset.name} shard {shard}: blocks {gaps} of {start}..{end} are not cached"
@@ -327,7 +247,7 @@ class Cache:
             return None
         except OSError as exc:
             raise CacheError(f"cannot read cache file {self.url(path)}: {os_reason(exc)}") from None
-        expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
+        expected = Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         status, _, problem = self._inspect(path, st, dataset, expected)
         if status != "ok":
             warnings.warn(
@@ -367,11 +287,11 @@ class Cache:
             blocks at the moment of publishing (a concurrent writer was faster).
         """
         path = self.range_path(chain_id, dataset.name, shard, start, end)
-        expected = _Expected(chain_id, dataset.name, shard, "range", start, end)
+        expected = Expected(chain_id, dataset.name, shard, "range", start, end)
         _check_table(table, dataset, expected)
 
         def covered() -> bool:
-            return not _gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
+            return not spans.gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
         written = self._write(path, dataset, table, expected, skip_if=None if replace else covered)
         folder = path.parent
@@ -388,7 +308,7 @@ class Cache:
                     with contextlib.suppress(FileNotFoundError):
                         self.files.unlink(entry.path)
             candidates = self._valid_ranges(chain_id, dataset, shard, report=False)
-            if _overlapping(candidates):
+            if spans.overlapping(candidates):
                 self._repair(chain_id, dataset, shard, candidates)
         self._unrepairable.discard(folder)
         return path if written else None
@@ -398,7 +318,7 @@ class Cache:
     ) -> PurePath:
         """Atomically write a snapshot taken at ``block``."""
         path = self.snapshot_path(chain_id, dataset.name, shard, block)
-        expected = _Expected(chain_id, dataset.name, shard, "snapshot", block, block)
+        expected = Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         _check_table(table, dataset, expected)
         self._write(path, dataset, table, expected)
         return path
@@ -426,7 +346,7 @@ class Cache:
         for chain, name, shard in self._folders(chain_id, dataset):
             folder = self.folder(chain, name, shard)
             for path in self.files.listdir(folder):
-                if _RANGE_RE.match(path.name) or _SNAP_RE.match(path.name) or _TMP_RE.match(path.name):
+                if _RANGE_RE.match(path.name) or _SNAP_RE.match(path.name) or TMP_RE.match(path.name):
                     try:
                         self.files.unlink(path)
                     except FileNotFoundError:
@@ -442,15 +362,15 @@ class Cache:
 
     def remove_orphans(self, chain_id: str | None = None) -> int:
         """Delete the temporary files of writers that died, in every folder (of one chain); return
-        how many. The rule is the one writers apply to their own file's folder (see the module
-        docstring); a distributed export runs it when its workers are done, since a worker killed
+        how many. The rule is the one writers apply to their own file's folder (see :mod:`hmyframe.cache`);
+        a distributed export runs it when its workers are done, since a worker killed
         while writing a dataset that nobody writes again would leave its file forever.
         """
         removed = 0
         for chain, name, shard in self._folders(chain_id, None):
             for tmp in self.files.listdir(self.folder(chain, name, shard)):
-                m = _TMP_RE.match(tmp.name)
-                if m is not None and _orphaned(self.files, tmp, m["tag"]):
+                m = TMP_RE.match(tmp.name)
+                if m is not None and orphaned(self.files, tmp, m["tag"]):
                     try:
                         self.files.unlink(tmp)
                     except OSError:
@@ -518,7 +438,7 @@ class Cache:
                 continue
             except OSError as exc:
                 raise CacheError(f"cannot read cache file {self.url(path)}: {os_reason(exc)}") from None
-            expected = _Expected(chain_id, dataset_name, shard, kind, start, end)
+            expected = Expected(chain_id, dataset_name, shard, kind, start, end)
             if named != dataset_name:
                 status: Status = "corrupt"
                 rows: int | None = None
@@ -530,14 +450,14 @@ class Cache:
             )
 
     def _inspect(
-        self, path: PurePath, st: Stat, dataset: DatasetLike | None, expected: _Expected
+        self, path: PurePath, st: Stat, dataset: DatasetLike | None, expected: Expected
     ) -> tuple[Status, int | None, str]:
-        """:func:`_inspect`, remembered while the file is unchanged."""
+        """:func:`~._record.inspect_file`, remembered while the file is unchanged."""
         key = (path, None if dataset is None else dataset.fingerprint)
         known = self._inspections.get(key)
         if known is not None and st.stamp is not None and known[0] == st.stamp:
             return known[1], known[2], known[3]
-        status, rows, problem = _inspect(self.files, path, dataset, expected)
+        status, rows, problem = inspect_file(self.files, path, dataset, expected)
         if st.stamp is not None:
             self._inspections[key] = (st.stamp, status, rows, problem)
         return status, rows, problem
@@ -556,7 +476,7 @@ class Cache:
     def _repair(
         self, chain_id: str, dataset: DatasetLike, shard: int, candidates: list[tuple[int, int, PurePath]]
     ) -> bool:
-        """Remove overlaps between valid range files (the rule is in the module docstring).
+        """Remove overlaps between valid range files (the rule is in :mod:`hmyframe.cache`).
 
         Returns whether the folder was changed. A folder that cannot be changed (read-only)
         is left as it is, with one :class:`CacheWarning`; readers then read around the
@@ -570,8 +490,8 @@ class Cache:
         changed = False
         try:
             for start, end, path in order:
-                free = _gaps(held, start, end)
-                held = _merge_ranges([*held, (start, end)])
+                free = spans.gaps(held, start, end)
+                held = spans.merge([*held, (start, end)])
                 if free == [(start, end)]:
                     continue  # overlaps nothing kept: a winner
                 try:
@@ -581,7 +501,7 @@ class Cache:
                 for a, b in free:
                     assert table is not None
                     part_path = self.range_path(chain_id, dataset.name, shard, a, b)
-                    part = _Expected(chain_id, dataset.name, shard, "range", a, b)
+                    part = Expected(chain_id, dataset.name, shard, "range", a, b)
                     self._write(part_path, dataset, _filter_blocks(table, a, b), part)
                 with contextlib.suppress(FileNotFoundError):
                     self.files.unlink(path)
@@ -603,29 +523,12 @@ class Cache:
         path: PurePath,
         dataset: DatasetLike,
         table: pa.Table,
-        expected: _Expected,
+        expected: Expected,
         *,
         skip_if: _Check | None = None,
     ) -> bool:
         """Write ``table`` with its integrity record to ``path`` atomically; ``False`` if skipped."""
-        from hmyframe._pandas_meta import PANDAS_KEY, pandas_metadata
-
-        meta = dict(dataset.schema.metadata or {})
-        meta.update(
-            {
-                _META_PREFIX + b"record": _RECORD,
-                _META_PREFIX + b"dataset": dataset.name.encode(),
-                _META_PREFIX + b"fingerprint": dataset.fingerprint.encode(),
-                _META_PREFIX + b"chain": expected.chain_id.encode(),
-                _META_PREFIX + b"shard": str(expected.shard).encode(),
-                _META_PREFIX + b"kind": expected.kind.encode(),
-                _META_PREFIX + b"start": str(expected.start).encode(),
-                _META_PREFIX + b"end": str(expected.end).encode(),
-                _META_PREFIX + b"rows": str(table.num_rows).encode(),
-                # plain pd.read_parquet gives a fetch's dtypes (see hmyframe._pandas_meta)
-                PANDAS_KEY: pandas_metadata(dataset.schema),
-            }
-        )
+        meta = record_metadata(dataset, expected, table.num_rows)
         table = table.replace_schema_metadata(meta)
         # the content check covers the footer statistics, which only exist once a file is
         # written: take them from a fast uncompressed pass (statistics do not depend on the
@@ -638,15 +541,15 @@ class Cache:
             use_dictionary=False,
             metadata_collector=footers,
         )
-        check = _content_check(footers.pop())
-        tmp = path.with_name(f".{path.name}.{self._writer_tag}.tmp")
+        check = content_check(footers.pop())
+        tmp = temp_path(path, self._writer_tag)
         files = self.files
         try:
             files.mkdir(path.parent)
             for _ in range(2):
-                with_check = table.replace_schema_metadata({**meta, _META_PREFIX + b"check": check.encode()})
+                with_check = table.replace_schema_metadata({**meta, META_PREFIX + b"check": check.encode()})
                 files.write_parquet(with_check, tmp, footers)
-                actual = _content_check(footers.pop())
+                actual = content_check(footers.pop())
                 if actual == check:
                     break
                 check = actual  # statistics differ between passes (never seen): record the file's own
@@ -654,7 +557,7 @@ class Cache:
                 files.unlink(tmp)
                 return False
             files.publish(tmp, path)
-            files.verify_published(path, check, _content_check)
+            files.verify_published(path, check, content_check)
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
                 files.unlink(tmp)
@@ -664,7 +567,7 @@ class Cache:
             with contextlib.suppress(OSError):
                 files.unlink(tmp)
             raise
-        _remove_orphans(files, path)
+        remove_orphans(files, path)
         return True
 
 
@@ -686,75 +589,12 @@ def ensure_writable_folder(folder: Path, what: str) -> None:
     LOCAL.ensure_writable(folder, what)
 
 
-def _host_tag() -> str:
-    """This machine's name, reduced to letters, digits and ``-`` (part of temporary file names)."""
-    name = re.sub(r"[^A-Za-z0-9]+", "", socket.gethostname())[:24]
-    return name or "host"
-
-
-def cover(candidates: list[tuple[int, int, _P]]) -> list[tuple[int, int, _P]]:
-    """Range files ``(start, end, path)`` as a non-overlapping cover sorted by block.
-
-    Where files overlap (two processes wrote the same blocks) the widest file wins; a file that
-    only partly overlaps the one before it is used from the block after that one (its start is
-    clipped), so each block is read from exactly one file.
-    """
-    out: list[tuple[int, int, _P]] = []
-    for start, end, path in sorted(candidates, key=lambda c: (c[0], -(c[1] - c[0]))):
-        if out and start <= out[-1][1]:
-            if end <= out[-1][1]:
-                continue  # contained in the previous file
-            start = out[-1][1] + 1
-        out.append((start, end, path))
-    return out
-
-
-def _remove_orphans(files: Storage, path: PurePath) -> None:
-    """Delete temporary files of ``path`` left by writers that died mid-write (killed exports).
-
-    A file of a process of this machine is removed once that process is gone; a file of
-    another machine (or of an unknown writer) only when it is older than :data:`ORPHAN_AGE`.
-    A concurrent writer's file is left alone.
-    """
-    for tmp in files.listdir(path.parent):
-        m = _TMP_RE.match(tmp.name)
-        if m is None or m["final"] != path.name:
-            continue
-        if _orphaned(files, tmp, m["tag"]):
-            with contextlib.suppress(OSError):
-                files.unlink(tmp)
-
-
-def _orphaned(files: Storage, tmp: PurePath, tag: str) -> bool:
-    parts = tag.split("-")
-    pid_text = parts[0]
-    here = len(parts) == 1 or (len(parts) == 3 and parts[1] == _host_tag())
-    if here and pid_text.isdigit():
-        return not _alive(int(pid_text))
-    try:
-        return time.time() - files.stat(tmp).mtime > ORPHAN_AGE
-    except OSError:
-        return False
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # exists (another user's), or cannot tell: keep its file
-    return True
-
-
 def _check_range(start: int, end: int) -> None:
     if start < 0 or end < start:
         raise ConfigError(f"block range {start!r}..{end!r} is invalid: expected 0 <= start <= end")
 
 
-def _check_table(table: pa.Table, dataset: DatasetLike, expected: _Expected) -> None:
+def _check_table(table: pa.Table, dataset: DatasetLike, expected: Expected) -> None:
     if not table.schema.equals(dataset.schema, check_metadata=False):
         raise CacheError(
             f"refusing to cache {dataset.name}: table schema {table.schema} differs from the dataset's"
@@ -779,141 +619,4 @@ def _file_range(path: PurePath) -> tuple[int, int]:
 def _filter_blocks(table: pa.Table, lo: int, hi: int) -> pa.Table:
     if "block_number" not in table.column_names:
         raise CacheError("range-cached datasets need a block_number column")
-    col = table["block_number"]
-    mask = pc.and_(pc.greater_equal(col, lo), pc.less_equal(col, hi))
-    return table.filter(mask)
-
-
-def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _gaps(
-    held: list[tuple[int, int]] | list[tuple[int, int, PurePath]], start: int, end: int
-) -> list[tuple[int, int]]:
-    """Sub-ranges of ``start..end`` that no range of ``held`` covers."""
-    gaps: list[tuple[int, int]] = []
-    cursor = start
-    for c_start, c_end in sorted((item[0], item[1]) for item in held):
-        if c_end < cursor:
-            continue
-        if c_start > end:
-            break
-        if c_start > cursor:
-            gaps.append((cursor, min(end, c_start - 1)))
-        cursor = max(cursor, c_end + 1)
-        if cursor > end:
-            break
-    if cursor <= end:
-        gaps.append((cursor, end))
-    return gaps
-
-
-def _overlapping(ranges: list[tuple[int, int, PurePath]]) -> bool:
-    ordered = sorted(ranges)
-    return any(b[0] <= a[1] for a, b in itertools.pairwise(ordered))
-
-
-def _content_check(meta: pq.FileMetaData) -> str:
-    """SHA-256 of a file's footer statistics: rows and, per column chunk, values, nulls, min, max."""
-    digest = hashlib.sha256(f"rows={meta.num_rows};groups={meta.num_row_groups}".encode())
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        digest.update(f"|g{g}:{group.num_rows}".encode())
-        for c in range(group.num_columns):
-            column = group.column(c)
-            stats = column.statistics
-            if stats is None:
-                summary: tuple[object, ...] = ()
-            elif stats.has_min_max:
-                summary = (stats.null_count, stats.min_raw, stats.max_raw)
-            else:
-                summary = (stats.null_count,)
-            digest.update(repr((column.path_in_schema, column.num_values, summary)).encode())
-    return "sha256:" + digest.hexdigest()
-
-
-def _inspect(
-    files: Storage, path: PurePath, dataset: DatasetLike | None, expected: _Expected
-) -> tuple[Status, int | None, str]:
-    """Status, row count and problem of a cache file, reading only its footer."""
-    try:
-        meta = files.read_metadata(path)
-    except (OSError, pa.ArrowException) as exc:
-        return "corrupt", None, f"unreadable: {exc}"
-    kv = meta.metadata or {}
-
-    def record(key: str) -> str:
-        value: bytes = kv.get(_META_PREFIX + key.encode(), b"")
-        return value.decode(errors="replace")
-
-    if dataset is not None and record("fingerprint") != dataset.fingerprint:
-        return "stale", meta.num_rows, "written for another version of the dataset's schema"
-    if record("record") != _RECORD.decode():
-        return "stale", meta.num_rows, "written without an integrity record (an older hmyframe)"
-    said = (
-        record("chain"),
-        record("dataset"),
-        record("shard"),
-        record("kind"),
-        record("start"),
-        record("end"),
-    )
-    named = (
-        expected.chain_id,
-        expected.dataset,
-        str(expected.shard),
-        expected.kind,
-        str(expected.start),
-        str(expected.end),
-    )
-    if said != named:
-        return (
-            "corrupt",
-            meta.num_rows,
-            f"it records {said[1]} {said[3]} {said[4]}..{said[5]} of shard {said[2]} of chain {said[0]}, "
-            f"not what its name and folder say",
-        )
-    if record("rows") != str(meta.num_rows):
-        return "corrupt", meta.num_rows, f"it records {record('rows')} rows but holds {meta.num_rows}"
-    if dataset is not None:
-        try:
-            schema = meta.schema.to_arrow_schema()
-        except (pa.ArrowException, ValueError) as exc:
-            return "corrupt", meta.num_rows, f"unreadable schema: {exc}"
-        if not schema.equals(dataset.schema, check_metadata=False):
-            return "corrupt", meta.num_rows, "its columns differ from the dataset's schema"
-    if _content_check(meta) != record("check"):
-        return (
-            "corrupt",
-            meta.num_rows,
-            "its content check does not match its statistics (changed after writing)",
-        )
-    if expected.kind == "range" and meta.num_rows:
-        problem = _block_stats_problem(meta, expected.start, expected.end)
-        if problem:
-            return "corrupt", meta.num_rows, problem
-    return "ok", meta.num_rows, ""
-
-
-def _block_stats_problem(meta: pq.FileMetaData, start: int, end: int) -> str:
-    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
-    if "block_number" not in names:
-        return ""
-    index = names.index("block_number")
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        if group.num_rows == 0:
-            continue
-        stats = group.column(index).statistics
-        if stats is None or not stats.has_min_max:
-            return "no block_number statistics"
-        if stats.null_count or stats.min < start or stats.max > end:
-            return f"it holds blocks {stats.min}..{stats.max}, outside its range {start}..{end}"
-    return ""
+    return spans.rows_between(table, lo, hi)
