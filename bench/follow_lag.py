@@ -1,7 +1,8 @@
 """End-to-end lag of ``export --follow``: from a block being mined to its file being listed.
 
-A devnet (in this process, on its own thread) mines one block on every shard each
-``--block-time`` seconds from a thread that records when each block appeared; ``hmyframe.export(...,
+A devnet (in this process, on its own thread) mines one block on every shard about every
+``--block-time`` seconds (0.75 to 1.25 times it, seeded: a poll interval cannot lock onto the
+blocks' phase) from a thread that records when each block appeared; ``hmyframe.export(...,
 follow=True)`` follows every shard into a fresh folder, once per head source (WebSocket
 ``newHeads``, then polling at each ``--polls`` interval), while a watcher thread lists the
 folder every ``--watch`` seconds and records when each block's file first showed. The lag of a
@@ -17,6 +18,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import statistics
 import tempfile
@@ -48,8 +50,10 @@ def run(net: Devnet, heads: str, poll: float, args: argparse.Namespace) -> list[
     seen: dict[tuple[int, int], float] = {}
     stop = threading.Event()
 
+    jitter = random.Random(7)  # blocks 0.75..1.25 block times apart: polls do not lock onto them
+
     def mine() -> None:
-        while not stop.wait(args.block_time):
+        while not stop.wait(args.block_time * jitter.uniform(0.75, 1.25)):
             net.mine(1)
             mined[net.chain.head(0)] = time.time()
 
