@@ -26,8 +26,12 @@ Files
     cache's cover (:func:`hmyframe.read`, the cache, the fetchers) never see a block twice nor
     miss one, even in that instant; a raw ``pyarrow.dataset`` listing taken between the rename
     and the deletions can hold both (a few milliseconds per chunk): read through
-    :func:`hmyframe.read` while a follower runs. When it has stopped, the folder is the standard
-    layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
+    :func:`hmyframe.read` while a follower runs. (That instant is not closed: no order of
+    renames and deletions swaps several files for one in a listing at once, and naming tails so
+    that ``pyarrow.dataset`` skips them, ``_``/``.`` prefixes, would trade the duplicates for raw
+    readers missing the whole head chunk, up to ``chunk_size`` blocks, and leave a stopped
+    follow's folder outside the standard layout.) When it has stopped, the folder is the
+    standard layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
 
 Lag
     A block is on disk at most ``poll`` (the interval between two head polls; with a
