@@ -24,21 +24,16 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hmyframe.errors import ResponseShapeError, RpcError, redact_url
-
-if TYPE_CHECKING:
-    from hmyframe.engine._session import Session
+from hmyframe.errors import redact_url
 
 __all__ = [
     "FIELDS",
     "Provenance",
     "footer",
     "from_footer",
-    "node_version",
     "of_files",
-    "of_session",
     "redact_endpoint",
     "summary",
 ]
@@ -52,9 +47,6 @@ _AUTHORITY = re.compile(r"^(?P<scheme>[^:/?#]+:)?//(?P<netloc>[^/?#]*)(?P<rest>.
 # harmony-mainnet); a label of 16+ characters mixing letters and digits is taken for a key
 # (some providers put the key in the host name: <key>.rpc.example.com).
 _WORDY_LABEL = re.compile(r"^[a-z]{1,12}(?:-[a-z0-9]{1,12})*$|^[a-z0-9]{1,15}$")
-_MAX_VERSION = 200
-#: web3_clientVersion answers remembered per endpoint URL for the life of the process.
-_versions: dict[str, str | None] = {}
 
 
 def redact_endpoint(url: str) -> str:
@@ -127,7 +119,7 @@ def footer(provenance: Provenance | None) -> dict[bytes, bytes]:
         ``hmyframe.version``, ``hmyframe.fetched_at`` and, when known, ``hmyframe.endpoint``
         and ``hmyframe.node_version``.
     """
-    from hmyframe import __version__
+    from hmyframe._version import __version__
 
     record = provenance or Provenance()
     when = record.fetched_at or dt.datetime.now(dt.UTC)
@@ -219,55 +211,3 @@ def summary(records: Iterable[Mapping[str, str]]) -> list[dict[str, Any]]:
         group["last_fetched"] = max(group["last_fetched"], when)
         group["files"] += 1
     return sorted(groups.values(), key=lambda g: str(g["first_fetched"]))
-
-
-async def node_version(session: Session, shard: int, *, trace: bool = False) -> str | None:
-    """What the node serving ``shard`` (its trace endpoint with ``trace``) says of its version
-    (``web3_clientVersion``), asked once per endpoint URL per process; ``None`` when it does not
-    serve the method, or under a request-rate cap (``FetchOptions.requests_per_second``), where
-    no request is spent on it.
-
-    Raises
-    ------
-    HmyframeError
-        The endpoint cannot be reached (as the fetch itself would fail).
-    """
-    if session.options.requests_per_second is not None:
-        # under a request-rate cap every request is counted against the node's limit (as in
-        # Session.identify, nothing is asked that the data does not need): not recorded
-        return None
-    client = session.client
-    url = await client.endpoint_url(shard, trace=trace)
-    if url in _versions:
-        return _versions[url]
-    try:
-        answer = await client.request("web3_clientVersion", [], shard=shard, trace=trace)
-    except (RpcError, ResponseShapeError):  # not served (an old or trimmed node): not recorded
-        answer = None
-    version = " ".join(answer.split())[:_MAX_VERSION] if isinstance(answer, str) and answer.strip() else None
-    _versions[url] = version
-    return version
-
-
-async def of_session(session: Session, shard: int, *, trace: bool = False) -> Provenance:
-    """The provenance of what ``session`` fetches for ``shard`` (from its trace endpoint with
-    ``trace``): the endpoint, redacted, and that node's version. Several endpoints
-    (``rpc=[...]``) are all named, space-separated (a chunk's rows may come from any of them);
-    the node version is then the one the pool's chosen endpoint gives.
-
-    Raises
-    ------
-    HmyframeError
-        The endpoint cannot be reached (as the fetch itself would fail).
-    """
-    client = session.client
-    members = getattr(client, "endpoints", None)  # an EndpointPool (rpc=[...]): rows come from any
-    if members and not trace:
-        # the URLs as given: asking each member its shard's URL would bypass the pool's failover
-        urls = [member.client.url for member in members]
-    else:
-        urls = [await client.endpoint_url(shard, trace=trace)]
-    return Provenance(
-        endpoints=tuple(redact_endpoint(url) for url in urls),
-        node_version=await node_version(session, shard, trace=trace),
-    )

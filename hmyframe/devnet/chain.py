@@ -15,7 +15,8 @@ How it is built (see the ``_gen_*`` modules):
   from one ``random.Random`` seeded by a keyed digest of ``(shard, number)``;
 * the **staking engine**, processing epochs in order: elections, staking transactions on
   shard 0, who signed each block, uptime boots, rewards (see
-  :mod:`hmyframe.devnet._gen_staking`);
+  :mod:`hmyframe.devnet._gen_staking`), and the validator snapshots read from its state
+  (:mod:`hmyframe.devnet._gen_snapshots`);
 * **self-locating identifiers**: every block / transaction / staking-transaction hash and
   every account address encodes its own location under a keyed, verified pad, so lookups
   are O(1) without any index and unknown hashes are rejected.
@@ -54,6 +55,7 @@ from hmyframe.devnet._gen_codec import (
 )
 from hmyframe.devnet._gen_population import build_population
 from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
+from hmyframe.devnet._gen_snapshots import SnapshotViews
 from hmyframe.devnet._gen_staking import StakingEngine
 from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
 from hmyframe.devnet.model import (
@@ -212,6 +214,7 @@ class Chain:
         self._engine = StakingEngine(
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
+        self._snapshots = SnapshotViews(self._engine)
         self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._lock = threading.RLock()
@@ -573,7 +576,7 @@ class Chain:
         v = self._engine.index_of(_address(address))
         if v is None:
             return None
-        return self._engine.snapshot(v, block)
+        return self._snapshots.snapshot(v, block)
 
     @_locked
     def validators(self, block: int) -> list[ValidatorSnapshot]:
@@ -584,7 +587,7 @@ class Chain:
         ConfigError
             ``block`` out of range.
         """
-        return self._engine.snapshots(self._number(block, "block"))
+        return self._snapshots.snapshots(self._number(block, "block"))
 
     # ------------------------------------------------------------------ cross-shard
     @_locked

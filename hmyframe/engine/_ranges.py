@@ -56,6 +56,7 @@ from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     ChunkJob,
@@ -263,7 +264,7 @@ class _RangeFetch:
         if self.session.cache is None:
             return None
         if trace not in self.sources:
-            self.sources[trace] = await _provenance.of_session(self.session, self.shard, trace=trace)
+            self.sources[trace] = await of_session(self.session, self.shard, trace=trace)
         return self.sources[trace].now()
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:

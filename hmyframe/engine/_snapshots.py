@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hmyframe import _provenance
 from hmyframe import datasets as ds
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS
+from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
@@ -125,7 +125,7 @@ async def fetch_snapshot(
     head = await session.head(0)
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
-    source = await _provenance.of_session(session, 0) if cache is not None else None
+    source = await of_session(session, 0) if cache is not None else None
     payloads: list[bytes] = []
     seen: set[str] = set()
     barren = 0
