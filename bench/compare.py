@@ -736,10 +736,10 @@ def main() -> int:
             print(f"{peer} {env.version}: {env.python}")
         for peer, why in missing.items():
             print(f"{peer}: {why}")
-        args.blocks, args.runs, args.loop_seconds, args.cryo_seconds = 40, 1, 1.0, 1.0
-        args.busy_blocks = min(args.busy_blocks, 40)
+        return 1 if missing else 0
     if args.quick:
         args.blocks, args.runs, args.loop_seconds, args.cryo_seconds = 40, 1, 1.0, 1.0
+        args.busy_blocks = min(args.busy_blocks, 40)
         args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
         args.validators, args.trace_blocks, args.convert_blocks, args.convert_repeat = 120, 20, 10, 1
     chart_path = args.chart or args.out.with_name("compare.png")
