@@ -13,6 +13,8 @@ Staking (:mod:`hmyframe.plot.staking`)
 Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`transactions`, :func:`gas`, :func:`gas_utilisation`, :func:`block_times`,
     :func:`cross_shard`, :func:`staking_directives`.
+Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
+    :func:`fees`, :func:`failed_share`, :func:`top_tokens`.
 
 Adding a plot is one function in the module of its theme, drawn inside
 :func:`~hmyframe.plot._style.style` with the helpers of that module.
@@ -20,6 +22,7 @@ Adding a plot is one function in the module of its theme, drawn inside
 
 from __future__ import annotations
 
+from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.staking import (
     commission_distribution,
     delegator_concentration,
@@ -40,12 +43,15 @@ from hmyframe.plot.throughput import (
     staking_directives,
     transactions,
 )
+from hmyframe.plot.tokens import top_tokens
 
 __all__ = [
     "block_times",
     "commission_distribution",
     "cross_shard",
     "delegator_concentration",
+    "failed_share",
+    "fees",
     "gas",
     "gas_utilisation",
     "history",
@@ -55,6 +61,7 @@ __all__ = [
     "stake_distribution",
     "staking_directives",
     "status_breakdown",
+    "top_tokens",
     "transactions",
     "validator_history",
     "voting_power_by_shard",
