@@ -82,7 +82,11 @@ def _percentile(values: list[int], q: float) -> float:
 
 
 def fees(
-    receipts: pd.DataFrame, blocks: pd.DataFrame | None = None, bucket: str | None = "1h"
+    receipts: pd.DataFrame,
+    blocks: pd.DataFrame | None = None,
+    bucket: str | None = "1h",
+    *,
+    per_shard: bool = True,
 ) -> pd.DataFrame:
     """Fees paid, their distribution and the failed share, per time bucket and shard.
 
@@ -97,6 +101,9 @@ def fees(
         Bucket width: a pandas frequency (``"1h"``, ``"5min"``, ``"D"``), ``"auto"`` (see
         :func:`~hmyframe.metrics.bucket_frequency`), or ``None`` for one row per shard over the
         whole range.
+    per_shard
+        ``True`` (default): a row per shard in each bucket; ``False``: the shards together (no
+        ``shard_id`` column; the median and p95 are of all the shards' transactions).
 
     Returns
     -------
@@ -125,7 +132,7 @@ def fees(
         times = receipt_times(receipts, blocks)
         width = bucket_frequency(times, bucket)
         keys = list(times.dt.floor(width)) if len(times) else []
-    shards = floats(receipts["shard_id"]).astype(np.int64).tolist()
+    shards = floats(receipts["shard_id"]).astype(np.int64).tolist() if per_shard else [0] * len(receipts)
     fee_values = exact_ints(receipts["fee"], "fee")
     gas = floats(receipts["gas_used"]).fillna(0).astype(np.int64).tolist()
     statuses = receipts["status"].astype(object).tolist()
@@ -157,6 +164,8 @@ def fees(
     )
     if width is not None and not out.empty:
         out["bucket"] = pd.to_datetime(out["bucket"], utc=True)
+    if not per_shard:
+        out = out.drop(columns="shard_id")
     out.attrs["freq"] = width
     return out
 

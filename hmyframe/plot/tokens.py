@@ -16,12 +16,14 @@ from matplotlib.patches import Patch
 
 from hmyframe import metrics
 from hmyframe.errors import ConfigError, short_repr
-from hmyframe.plot._style import PALETTE, axes, count_axis, empty, fmt_count, style, title
+from hmyframe.plot._style import PALETTE, axes, count_axis, empty, fmt_count, legend_outside, style, title
 
-__all__ = ["STANDARD_COLORS", "token_label", "top_tokens"]
+__all__ = ["STANDARD_COLORS", "STANDARD_NAMES", "token_label", "top_tokens", "volume_text"]
 
 #: The colour of each token standard, the same in every plot.
 STANDARD_COLORS = {"hrc20": PALETTE[0], "hrc721": PALETTE[1], "hrc1155": PALETTE[2]}
+#: How each standard is written for readers, in this order.
+STANDARD_NAMES = {"hrc20": "HRC-20", "hrc721": "HRC-721", "hrc1155": "HRC-1155"}
 
 
 def _short(address: str) -> str:
@@ -37,8 +39,9 @@ def token_label(row: pd.Series) -> str:
     return known[0] if known else _short(str(row["token_address"]))
 
 
-def _volume_text(row: pd.Series) -> str:
-    """The volume beside a bar: scaled with the symbol where decimals are known, else in units."""
+def volume_text(row: pd.Series) -> str:
+    """A row of :func:`~hmyframe.metrics.token_activity` as a short volume: scaled with the
+    symbol where decimals are known, else in the token's units (NFTs for HRC-721)."""
     scaled = row.get("volume_scaled")
     if scaled is not None and isinstance(scaled, float) and not math.isnan(scaled):
         unit = row.get("symbol") if isinstance(row.get("symbol"), str) else "tokens"
@@ -92,7 +95,7 @@ def top_tokens(
             ax.text(
                 counts[k] + right * 0.01,
                 k,
-                f"volume {_volume_text(row)}",
+                f"volume {volume_text(row)}",
                 va="center",
                 fontsize=8,
                 color="#444444",
@@ -100,9 +103,8 @@ def top_tokens(
         ax.set_xlim(0, right * 1.45)
         count_axis(ax, "x", "transfers")
         present = [s for s in STANDARD_COLORS if s in set(shown["standard"])]
-        ax.legend(
-            handles=[Patch(color=STANDARD_COLORS[s], label=s.upper()) for s in present],
-            loc="lower right",
+        legend_outside(
+            ax, handles=[Patch(color=STANDARD_COLORS[s], label=STANDARD_NAMES[s]) for s in present]
         )
         title(
             ax,

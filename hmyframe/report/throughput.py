@@ -1,9 +1,10 @@
-"""The throughput report: a block range's transactions, gas, block times, cross-shard transfers
-and staking directives, per shard.
+"""The throughput report: a block range's transactions, gas, block times, cross-shard transfers,
+staking directives, fees and token transfers, per shard.
 
 :func:`render` builds the page from frames; :func:`throughput_report` fetches them (blocks,
-transactions and staking transactions of each shard, through the normal cached range fetcher)
-and writes the file (``hmyframe report throughput`` on the command line).
+transactions, staking transactions, receipts and token transfers of each shard, through the
+normal cached range fetcher) and writes the file (``hmyframe report throughput`` on the command
+line).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
 from hmyframe.errors import redact_url
 from hmyframe.metrics._values import floats
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
 __all__ = ["render", "throughput_report", "throughput_report_async"]
@@ -46,6 +48,9 @@ def render(
     transactions: pd.DataFrame,
     staking_transactions: pd.DataFrame,
     *,
+    receipts: pd.DataFrame | None = None,
+    token_transfers: pd.DataFrame | None = None,
+    tokens: pd.DataFrame | None = None,
     freq: str = "auto",
     source: str = "",
 ) -> Page:
@@ -55,6 +60,12 @@ def render(
     ----------
     blocks, transactions, staking_transactions
         The datasets of the range.
+    receipts
+        The range's ``receipts``: the "Fees" section (left out when ``None``).
+    token_transfers
+        The range's ``token_transfers``: the "Tokens" section (left out when ``None``).
+    tokens
+        The ``tokens`` dataset of those tokens (names, symbols, decimals), optional.
     freq
         Time bucket of the charts (``"min"``, ``"h"``, ``"D"``... or ``"auto"``).
     source
@@ -192,14 +203,146 @@ def render(
                 Column("count_share", "cross-shard", fmt_percent, numeric=True),
             ],
         )
+    if receipts is not None:
+        _fees_section(page, receipts, blocks, freq)
+    if token_transfers is not None:
+        _tokens_section(page, token_transfers, tokens)
     page.section("How to read this report")
     page.note(
         "Time buckets are UTC and start on round times, so the first and last buckets may cover only part of "
         "their width. Block time is the difference between the timestamps of consecutive blocks of a shard; a gap "
         "is an interval longer than three times the shard's median. Cross-shard transfers are counted on the "
-        "sending shard."
+        "sending shard. A fee is gas used x gas price of one receipt, summed exactly in atto; a failed "
+        "transaction (status 0) pays its fee too. Token volumes are in each token's own units, scaled by its "
+        "decimals where they are known; mints come from and burns go to the zero address, which is not counted "
+        "among senders and receivers."
     )
     return page
+
+
+def _fees_section(page: Page, receipts: pd.DataFrame, blocks: pd.DataFrame, freq: str) -> None:
+    """Fees: totals and distribution, fees and failures over time, per shard, top payers."""
+    page.section("Fees", "What the range's transactions paid (gas used x gas price), and how many failed.")
+    if receipts.empty:
+        page.note("No transactions in the range.")
+        return
+    per_shard = metrics.fees(receipts, bucket=None)
+    everything = metrics.fees(receipts, bucket=None, per_shard=False).iloc[0]
+    payers = metrics.top_payers(receipts, 10)
+    page.cards(
+        [
+            Card("Fees paid", fmt_one(float(everything["fee_one"])), "sum computed exactly in atto"),
+            Card("Median fee", fmt_one(float(everything["fee_median_one"])), "of one transaction"),
+            Card("p95 fee", fmt_one(float(everything["fee_p95_one"])), "95% of transactions paid less"),
+            Card(
+                "Failed",
+                fmt_percent(float(everything["failed_share"])),
+                f"{fmt_count(int(everything['failed']))} of {fmt_count(int(everything['transactions']))} transactions",
+            ),
+            Card(
+                "Top payer",
+                fmt_percent(float(payers["share"].iloc[0])),
+                f"of all fees; top 10: {fmt_percent(float(payers['share'].sum()))}",
+            ),
+        ]
+    )
+    page.figure(
+        lambda ax: hplot.fees(receipts, blocks, freq, ax=ax),
+        "Fees paid per time bucket in ONE, stacked by shard.",
+    )
+    page.figure(
+        lambda ax: hplot.failed_share(receipts, blocks, freq, ax=ax),
+        "Share of each shard's transactions that failed (status 0), per time bucket.",
+    )
+    page.heading("Per shard")
+    page.table(
+        per_shard,
+        [
+            Column("shard_id", "shard", str, numeric=True),
+            Column("transactions", "transactions", lambda x: f"{x:,}", numeric=True),
+            Column("failed", "failed", lambda x: f"{x:,}", numeric=True),
+            Column("failed_share", "failed share", fmt_percent, numeric=True),
+            Column("fee_one", "fees (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("fee_median_one", "median fee (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("fee_p95_one", "p95 fee (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+        ],
+    )
+    page.heading("Top payers")
+    page.table(
+        payers,
+        [
+            Column("from_address", "sender", mono=True),
+            Column("transactions", "transactions", lambda x: f"{x:,}", numeric=True),
+            Column("failed", "failed", lambda x: f"{x:,}", numeric=True),
+            Column("fee_one", "fees (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("share", "share of all fees", fmt_percent, numeric=True),
+        ],
+    )
+
+
+def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFrame | None) -> None:
+    """Tokens: transfers by standard, the most active tokens and their volumes."""
+    page.section("Tokens", "HRC-20, HRC-721 and HRC-1155 transfers decoded from the range's logs.")
+    if token_transfers.empty:
+        page.note("No token transfers in the range.")
+        return
+    activity = metrics.token_activity(token_transfers, tokens)
+    standards = activity.groupby("standard")["transfers"].agg(["size", "sum"])
+    order = [s for s in STANDARD_NAMES if s in standards.index] + sorted(
+        set(standards.index) - set(STANDARD_NAMES)
+    )
+    standards = standards.loc[order]
+    names = [STANDARD_NAMES.get(s, s) for s in order]
+    zero = metrics.ZERO_ADDRESS
+    senders = token_transfers.loc[token_transfers["from_address_hex"] != zero, "from_address_hex"].nunique()
+    receivers = token_transfers.loc[token_transfers["to_address_hex"] != zero, "to_address_hex"].nunique()
+    page.cards(
+        [
+            Card("Token transfers", fmt_count(len(token_transfers)), "one per id of an HRC-1155 batch"),
+            Card(
+                "Active tokens",
+                fmt_count(len(activity)),
+                # non-breaking hyphens: "HRC-1155" never wraps at its hyphen
+                ", ".join(
+                    f"{int(size)} {name.replace('-', chr(0x2011))}"
+                    for name, size in zip(names, standards["size"], strict=True)
+                ),
+            ),
+            *(
+                Card(f"{name} transfers", fmt_count(int(count)))
+                for name, count in zip(names, standards["sum"], strict=True)
+            ),
+            Card("Token senders", fmt_count(senders), f"{fmt_count(receivers)} receivers"),
+            Card(
+                "Mints / burns",
+                f"{int(activity['mints'].sum()):,} / {int(activity['burns'].sum()):,}",
+                "from / to the zero address",
+            ),
+        ]
+    )
+    page.figure(
+        lambda ax: hplot.top_tokens(token_transfers, tokens, 10, ax=ax),
+        "The tokens with the most transfers, coloured by standard; the volume is in the token's units.",
+    )
+    shown = activity.head(15).copy()
+    shown["volume_text"] = [volume_text(row) for _, row in shown.iterrows()]
+    named = [Column("symbol", "symbol"), Column("name", "name")] if "symbol" in shown else []
+    page.heading("Most active tokens")
+    page.table(
+        shown,
+        [
+            Column("token_address", "token", mono=True),
+            *named,
+            Column("shard_id", "shard", str, numeric=True),
+            Column("standard", "standard", lambda s: STANDARD_NAMES.get(s, s)),
+            Column("transfers", "transfers", lambda x: f"{x:,}", numeric=True),
+            Column("volume_text", "volume", numeric=True),
+            Column("mints", "mints", lambda x: f"{x:,}", numeric=True),
+            Column("burns", "burns", lambda x: f"{x:,}", numeric=True),
+            Column("senders", "senders", lambda x: f"{x:,}", numeric=True),
+            Column("receivers", "receivers", lambda x: f"{x:,}", numeric=True),
+        ],
+    )
 
 
 async def throughput_report_async(
@@ -238,7 +381,7 @@ async def throughput_report_async(
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
     spec = shard_spec(shard)
-    names = ["blocks", "transactions", "staking_transactions"]
+    names = ["blocks", "transactions", "staking_transactions", "receipts", "token_transfers"]
     async with Session(rpc, cache=cache, options=options) as session:
         ids = await shard_ids(session, spec)
         with Progress.make(progress, shard_label("throughput", ids)) as bar:
@@ -249,7 +392,13 @@ async def throughput_report_async(
         source = redact_url(session.url)
     joined = {name: ds.to_pandas(tables[name]) for name in names}
     page = render(
-        joined["blocks"], joined["transactions"], joined["staking_transactions"], freq=freq, source=source
+        joined["blocks"],
+        joined["transactions"],
+        joined["staking_transactions"],
+        receipts=joined["receipts"],
+        token_transfers=joined["token_transfers"],
+        freq=freq,
+        source=source,
     )
     return write(page, path)
 

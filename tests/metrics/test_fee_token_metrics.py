@@ -72,6 +72,12 @@ def test_fees_over_the_whole_range_need_no_blocks_and_auto_picks_a_width() -> No
         mine = receipts[receipts["shard_id"] == row.shard_id]
         assert row.fee == sum(int(f) for f in mine["fee"])
         assert row.gas_used == int(mine["gas_used"].sum())
+    together = metrics.fees(receipts, bucket=None, per_shard=False)
+    assert "shard_id" not in together
+    assert together["fee"].tolist() == [sum(whole["fee"])]
+    assert together["fee_median_one"].iloc[0] == pytest.approx(
+        float(statistics.median(Fraction(int(f), ONE) for f in receipts["fee"])), rel=1e-12
+    )
     auto = metrics.fees(receipts, data["blocks"], "auto")
     assert auto.attrs["freq"] == "min"  # ~7 minutes of blocks: no step gives 12 buckets, the narrowest
     timed = receipts.merge(data["blocks"][["block_hash", "timestamp"]], on="block_hash")

@@ -96,8 +96,8 @@ def test_top_tokens_bars_labels_and_volumes(ax: Axes) -> None:
     nft = transfers[transfers["standard"] == "hrc721"].groupby("token_address").size().max()
     assert f"volume {nft} NFTs" in _texts(ax)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert set(legend) <= {"HRC20", "HRC721", "HRC1155"}
-    assert "HRC721" in legend
+    assert set(legend) <= {"HRC-20", "HRC-721", "HRC-1155"}
+    assert "HRC-721" in legend
     assert f"{len(transfers):,} transfers of {counts.size} tokens; top 5 shown" in _texts(ax)
     with pytest.raises(ConfigError, match="n must be a positive number of tokens, got 0"):
         plot.top_tokens(transfers, n=0, ax=ax)
