@@ -292,7 +292,7 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
         set(standards.index) - set(STANDARD_NAMES)
     )
     standards = standards.loc[order]
-    names = [STANDARD_NAMES.get(s, s) for s in order]
+    names = [STANDARD_NAMES.get(s, str(s)) for s in order]
     zero = metrics.ZERO_ADDRESS
     senders = token_transfers.loc[token_transfers["from_address_hex"] != zero, "from_address_hex"].nunique()
     receivers = token_transfers.loc[token_transfers["to_address_hex"] != zero, "to_address_hex"].nunique()
