@@ -24,10 +24,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "hmyframe"
 
 #: Circles still allowed, each as the set of its modules. Delete an entry when its circle is
 #: broken (the test fails until then).
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # rpc: Methods builds on Client, pool imports Client's internals (issue 15, the rpc split)
-    frozenset({"hmyframe.rpc.client", "hmyframe.rpc.methods", "hmyframe.rpc.pool"}),
-]
+KNOWN_CYCLES: list[frozenset[str]] = []
 
 #: module -> {imported module -> line numbers of the import statements}
 Graph = dict[str, dict[str, list[int]]]

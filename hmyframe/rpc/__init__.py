@@ -1,7 +1,34 @@
-"""Talking to Harmony nodes: the async JSON-RPC client and its parts.
+"""Talking to Harmony nodes: the async JSON-RPC client and its parts, one module per job.
 
-* :class:`Client` — envelopes, ids, auto-batching, in-flight bound, rate limits, retries,
-  shard and trace routing; ``client.v1`` / ``client.v2`` hold the typed methods.
+The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
+
+    methods.py    Methods         checks the arguments, encodes the params (v1 hex / v2 ints),
+        |                         names the method; calls any Caller (shared.py): a Client,
+        |                         or an EndpointPool (pool.py: picks an endpoint's Client,
+        |                         its chain checked first)
+        v
+    client.py     Client.request  the composition of the modules below
+        |-- envelope.py  Envelopes    the call gets its id and its encoded JSON-RPC item
+        |-- routing.py   Router       shard 1 -> its URL (hmy_getShardingStructure, shard_urls
+        |                             or the trace URL), checked once to serve this network
+        v
+    batching.py   Batcher         queued in the URL's lane: concurrent calls leave together
+        |                         as one batch (next loop tick, batch_size, 5 MiB, method caps)
+        v
+    sending.py    Sender          one task per batch, until every call has an outcome:
+        |-- pacing.py    Pacing       a validator listing waits for its endpoint's pacer
+        |-- batching.py  InFlight     one of max_in_flight places, then a req/s token (pacing.py)
+        |-- transport.py Transport    one POST (timeout, answer size cap, Retry-After)
+        |-- envelope.py  decode/match the answer decoded, matched to the calls by id, settled
+        |-- retry.py     RetryPolicy  retryable failures: wait, resend only those, halve a batch
+        |                             too big for the way; give up after ``attempts`` or the
+        |                             ``max_elapsed`` budget
+        v
+    the caller's future: the decoded ``result`` (exact ints), the raw ``result`` bytes, or an
+    hmyframe.errors exception (the only kind that leaves this package)
+
+* :class:`Client` — that composition; ``client.v1`` / ``client.v2`` hold the typed methods.
+* :class:`Caller` — what :class:`Methods` needs: ``request`` and ``request_raw``.
 * :class:`RetryPolicy` — what is retried and how long to wait (plain data).
 * :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
   validator pacing.
@@ -11,23 +38,20 @@
 
 from __future__ import annotations
 
-from hmyframe.rpc.client import (
-    DEFAULT_BATCH_LIMITS,
-    MAX_BODY_BYTES,
-    Client,
-    ClientStats,
-    ShardInfo,
-    is_validator_listing,
-)
+from hmyframe.rpc.batching import DEFAULT_BATCH_LIMITS, MAX_BODY_BYTES
+from hmyframe.rpc.client import Client
 from hmyframe.rpc.heads import HeadReport, watch_heads
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
+from hmyframe.rpc.pacing import is_validator_listing
 from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
+from hmyframe.rpc.shared import Caller, ClientStats, ShardInfo
 
 __all__ = [
     "DEFAULT_BATCH_LIMITS",
     "GET_BLOCKS_MAX",
     "MAX_BODY_BYTES",
+    "Caller",
     "Client",
     "ClientStats",
     "HeadReport",

@@ -32,15 +32,12 @@ Notes on fidelity
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from hmyframe._tasks import gather_or_raise
 from hmyframe.errors import AddressError, ConfigError, ResponseShapeError, short_repr
 from hmyframe.rpc._check import is_int
-
-if TYPE_CHECKING:
-    from hmyframe.rpc.client import Client
-    from hmyframe.rpc.pool import EndpointPool
+from hmyframe.rpc.shared import Caller
 
 __all__ = [
     "GET_BLOCKS_MAX",
@@ -160,12 +157,13 @@ class Methods:
     Parameters
     ----------
     client
-        The client that sends the calls.
+        What sends the calls: a :class:`~hmyframe.rpc.Client`, an
+        :class:`~hmyframe.rpc.pool.EndpointPool`, any :class:`~hmyframe.rpc.shared.Caller`.
     version
         ``1`` for the ``hmy_`` methods, ``2`` for ``hmyv2_``.
     """
 
-    def __init__(self, client: Client | EndpointPool, version: Literal[1, 2]) -> None:
+    def __init__(self, client: Caller, version: Literal[1, 2]) -> None:
         if version not in (1, 2):
             raise ConfigError(f"version must be 1 (hmy_) or 2 (hmyv2_), got {short_repr(version)}")
         self._client = client

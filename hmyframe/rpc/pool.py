@@ -49,9 +49,10 @@ from hmyframe.errors import (
     WrongChainError,
     redact_url,
 )
-from hmyframe.rpc.client import Client, ClientStats, ShardInfo
+from hmyframe.rpc.client import Client
 from hmyframe.rpc.methods import Methods
 from hmyframe.rpc.retry import RetryPolicy
+from hmyframe.rpc.shared import ClientStats, ShardInfo
 
 __all__ = ["COOLDOWN_FIRST", "COOLDOWN_MAX", "EndpointPool", "EndpointState"]
 

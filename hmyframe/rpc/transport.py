@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
+from urllib.parse import urlsplit
 
 import aiohttp
 
 from hmyframe.errors import ConfigError, redact_url
 from hmyframe.rpc.retry import parse_retry_after
 
-__all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpReply", "Transport", "TransportFault"]
+__all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpReply", "Transport", "TransportFault", "is_loopback"]
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 _LARGE_BODY = 1 << 20
@@ -86,6 +88,17 @@ def _describe(exc: BaseException) -> str:
     """Name an exception for a message, with any URL in its text redacted."""
     text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), str(exc).strip())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class Transport:
@@ -166,6 +179,18 @@ class Transport:
     def sets_accept_encoding(self) -> bool:
         """Whether the caller's headers fix ``Accept-Encoding`` (then :meth:`post` never overrides it)."""
         return any(name.lower() == "accept-encoding" for name in self._headers)
+
+    def accept_encoding(self, url: str, compression: bool | None) -> str | None:
+        """The ``accept_encoding`` to :meth:`post` to ``url`` with.
+
+        ``None`` (the caller's ``Accept-Encoding`` header, or aiohttp's gzip) or ``"identity"``.
+        ``compression=None`` asks remote hosts only for gzip: from a loopback host, compressing
+        costs more CPU than it saves.
+        """
+        if self.sets_accept_encoding:
+            return None
+        compress = compression if compression is not None else not is_loopback(url)
+        return None if compress else "identity"
 
     @property
     def max_answer_bytes(self) -> int:
