@@ -41,6 +41,7 @@ __all__ = [
     "per_bucket",
     "percent_axis",
     "shard_color",
+    "shard_lines",
     "stacked_bars",
     "style",
     "title",
@@ -253,6 +254,23 @@ def stacked_bars(ax: Axes, table: pd.DataFrame, freq: str, colors: list[str], la
         values = table[column].to_numpy(dtype=float)
         ax.bar(x, values, bottom=bottom, width=width, align="edge", color=color, label=label)
         bottom += values
+    utc_time_axis(ax)
+
+
+def shard_lines(ax: Axes, wide: pd.DataFrame) -> None:
+    """One line per shard (columns: shard ids; index: UTC bucket starts) in the shard's colour;
+    a missing value leaves a gap."""
+    x = utc_naive(wide.index)
+    for shard in wide.columns:
+        ax.plot(
+            x,
+            wide[shard].to_numpy(dtype=float),
+            marker="o",
+            markersize=3,
+            linewidth=1.8,
+            color=shard_color(int(shard)),
+            label=f"shard {shard}",
+        )
     utc_time_axis(ax)
 
 

@@ -23,11 +23,10 @@ from hmyframe.plot._style import (
     per_bucket,
     percent_axis,
     shard_color,
+    shard_lines,
     stacked_bars,
     style,
     title,
-    utc_naive,
-    utc_time_axis,
 )
 
 __all__ = ["failed_share", "fees"]
@@ -35,6 +34,15 @@ __all__ = ["failed_share", "fees"]
 
 def _empty(receipts: pd.DataFrame | None) -> bool:
     return receipts is None or receipts.empty
+
+
+def _per_shard(
+    receipts: pd.DataFrame, blocks: pd.DataFrame | None, freq: str, column: str
+) -> tuple[pd.DataFrame, str]:
+    """``column`` of :func:`hmyframe.metrics.fees` per bucket (rows) and shard (columns), and
+    the bucket width used."""
+    table = metrics.fees(receipts, blocks, freq)
+    return table.pivot(index="bucket", columns="shard_id", values=column), str(table.attrs["freq"])
 
 
 def fees(
@@ -50,9 +58,8 @@ def fees(
         heading = "Fees paid"
         if _empty(receipts):
             return empty(ax, heading, "No transactions in this range")
-        table = metrics.fees(receipts, blocks, freq)
-        width = str(table.attrs["freq"])
-        wide = table.pivot(index="bucket", columns="shard_id", values="fee_one").fillna(0.0)
+        wide, width = _per_shard(receipts, blocks, freq, "fee_one")
+        wide = wide.fillna(0.0)
         shards = [int(s) for s in wide.columns]
         stacked_bars(ax, wide, width, [shard_color(s) for s in shards], [f"shard {s}" for s in shards])
         one_axis(ax, "y", f"fees {per_bucket(width)} (ONE)")
@@ -81,21 +88,8 @@ def failed_share(
         heading = "Failed transactions"
         if _empty(receipts):
             return empty(ax, heading, "No transactions in this range")
-        table = metrics.fees(receipts, blocks, freq)
-        width = str(table.attrs["freq"])
-        wide = table.pivot(index="bucket", columns="shard_id", values="failed_share")
-        x = utc_naive(wide.index)
-        for shard in wide.columns:
-            ax.plot(
-                x,
-                wide[shard].to_numpy(dtype=float),
-                marker="o",
-                markersize=3,
-                linewidth=1.8,
-                color=shard_color(int(shard)),
-                label=f"shard {shard}",
-            )
-        utc_time_axis(ax)
+        wide, width = _per_shard(receipts, blocks, freq, "failed_share")
+        shard_lines(ax, wide)
         top = float(wide.max().max()) if wide.notna().any().any() else 0.0
         ax.set_ylim(0, max(0.05, min(1.0, top * 1.25)))
         percent_axis(ax, "y", f"failed / transactions ({per_bucket(width)})", decimals=0)

@@ -28,6 +28,7 @@ from hmyframe.plot._style import (
     per_bucket,
     percent_axis,
     shard_color,
+    shard_lines,
     stacked_bars,
     style,
     title,
@@ -116,18 +117,7 @@ def gas_utilisation(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None
         if _empty_range(blocks):
             return empty(ax, heading, "No blocks in this range")
         wide, width = _per_shard(blocks, "utilisation", freq, fill=False)
-        x = utc_naive(wide.index)
-        for shard in wide.columns:
-            ax.plot(
-                x,
-                wide[shard].to_numpy(dtype=float),
-                marker="o",
-                markersize=3,
-                linewidth=1.8,
-                color=shard_color(int(shard)),
-                label=f"shard {shard}",
-            )
-        utc_time_axis(ax)
+        shard_lines(ax, wide)
         ax.set_ylim(bottom=0)
         percent_axis(ax, "y", f"gas used / gas limit ({per_bucket(width)})", decimals=2)
         legend_outside(ax)
