@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from hmyframe import amounts
 from hmyframe.metrics._values import exact_ints, floats, is_missing, require_columns
@@ -163,6 +164,11 @@ def token_activity(token_transfers: pd.DataFrame, tokens: pd.DataFrame | None = 
     merged = out.merge(table[[*on, *_TOKEN_COLUMNS]], on=on, how="left")
     decimals = [None if is_missing(d) else int(d) for d in merged["decimals"].astype(object)]
     merged["decimals"] = pd.array(decimals, dtype="Int64")
+    for text in ("name", "symbol"):  # a token not in ``tokens``: NA, as in the datasets (not NaN)
+        merged[text] = pd.array(
+            [None if is_missing(v) else str(v) for v in merged[text].astype(object)],
+            dtype=pd.ArrowDtype(pa.string()),
+        )
     merged["volume_scaled"] = (
         amounts.to_units(merged["volume"], decimals, exact=False).to_numpy()
         if len(merged)

@@ -164,6 +164,7 @@ def test_token_activity_scales_with_the_tokens_frame() -> None:
     assert math.isnan(out.loc[nft, "volume_scaled"])
     unknown = out[~out.index.isin([six, eighteen, nft])]
     assert unknown["name"].isna().all()
+    assert unknown["symbol"].tolist() == [pd.NA] * len(unknown)  # NA as in the datasets, not NaN
     assert unknown["volume_scaled"].isna().all()
     with pytest.raises(ConfigError, match="needs the column"):
         metrics.token_activity(transfers, tokens.drop(columns="decimals"))
