@@ -1,7 +1,7 @@
 """hmyframe against its peers, side by side, on the same devnet slice.
 
 Installs the peers from PyPI, each into its own virtual environment under ``build/peers/``
-(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.10.0`` and
+(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.9.0`` and
 ``regex``, without which it does not import on Python 3.11) and ``cryo`` (whose wheel has no
 ``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
 rate limit x per-block server cost, it serves one shard with ``hmyframe devnet`` in its own
@@ -34,6 +34,7 @@ and a chart.
     python bench/compare.py                         # the full matrix (long: about an hour)
     python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
+    python bench/compare.py --prepare-only --only-peers ethereum-etl   # the env tests/peers uses
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ RUNNER = BENCH / "_contenders.py"
 PEERS: dict[str, tuple[list[list[str]], str, str]] = {
     "pyhmy": ([["pyhmy"]], "pyhmy", "pyhmy"),
     "ethereum-etl": (
-        [["ethereum-etl"], ["--no-deps", "parsimonious==0.10.0"], ["regex"]],
+        [["ethereum-etl"], ["--no-deps", "parsimonious==0.9.0"], ["regex"]],
         "ethereum-etl",
         "ethereumetl.cli",
     ),
@@ -670,7 +671,21 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--chart", type=Path, default=None, help="PNG path (default: next to --out)")
     parser.add_argument("--quick", action="store_true", help="tiny slice, one setting, one run (smoke test)")
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="install the peers' environments (--only-peers) and exit (tests/peers uses them)",
+    )
     args = parser.parse_args()
+    if args.prepare_only:
+        peers, missing = prepare_peers(
+            "install", args.peers_dir, [p for p in args.only_peers.split(",") if p]
+        )
+        for peer, env in peers.items():
+            print(f"{peer} {env.version}: {env.python}")
+        for peer, why in missing.items():
+            print(f"{peer}: {why}")
+        return 1 if missing else 0
     if args.quick:
         args.blocks, args.runs, args.loop_seconds, args.cryo_seconds = 40, 1, 1.0, 1.0
         args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
