@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from hmyframe import datasets as ds
 from hmyframe import metrics
@@ -24,6 +25,7 @@ from hmyframe.engine._progress import Progress
 from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import FetchOptions, Session
 from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
+from hmyframe.engine._tokens import tokens_of_transfers
 from hmyframe.errors import redact_url
 from hmyframe.metrics._values import floats
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
@@ -34,6 +36,8 @@ __all__ = ["render", "throughput_report", "throughput_report_async"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 ShardArg = int | str | Sequence[int]
+#: The most active tokens listed in the Tokens section (and asked for their metadata).
+LISTED_TOKENS = 15
 
 
 def _span(blocks: pd.DataFrame) -> str:
@@ -324,14 +328,16 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
         lambda ax: hplot.top_tokens(token_transfers, tokens, 10, ax=ax),
         "The tokens with the most transfers, coloured by standard; the volume is in the token's units.",
     )
-    shown = activity.head(15).copy()
+    shown = activity.head(LISTED_TOKENS).copy()
     shown["volume_text"] = [volume_text(row) for _, row in shown.iterrows()]
-    named = [Column("symbol", "symbol"), Column("name", "name")] if "symbol" in shown else []
+    named = []
+    if "symbol" in shown:
+        shown["label"] = [_token_name(row) for _, row in shown.iterrows()]
+        named = [Column("label", "token")]
     page.heading("Most active tokens")
     page.table(
         shown,
         [
-            Column("token_address", "token", mono=True),
             *named,
             Column("shard_id", "shard", str, numeric=True),
             Column("standard", "standard", lambda s: STANDARD_NAMES.get(s, s)),
@@ -341,8 +347,34 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
             Column("burns", "burns", lambda x: f"{x:,}", numeric=True),
             Column("senders", "senders", lambda x: f"{x:,}", numeric=True),
             Column("receivers", "receivers", lambda x: f"{x:,}", numeric=True),
+            Column("token_address", "address", mono=True),
         ],
     )
+
+
+def _token_name(row: pd.Series) -> str | None:
+    """``'dUSD (Devnet USD)'``: a token's symbol and name where known (None: neither)."""
+    symbol, name = (v if isinstance(v, str) and v.strip() else None for v in (row["symbol"], row["name"]))
+    if symbol and name:
+        return f"{symbol} ({name})"
+    return symbol or name
+
+
+def _listed_tokens(transfers: pa.Table) -> pa.Table:
+    """The rows of ``transfers`` whose token is among the :data:`LISTED_TOKENS` busiest (per
+    shard and address, as :func:`hmyframe.metrics.token_activity` ranks them)."""
+    frame = ds.to_pandas(transfers)
+    if frame.empty:
+        return transfers
+    top = metrics.token_activity(frame).head(LISTED_TOKENS)
+    keys = set(zip(top["shard_id"], top["token_address_hex"], strict=True))
+    keep = [
+        (s, a) in keys
+        for s, a in zip(
+            transfers["shard_id"].to_pylist(), transfers["token_address_hex"].to_pylist(), strict=True
+        )
+    ]
+    return transfers.filter(pa.array(keep, type=pa.bool_()))
 
 
 async def throughput_report_async(
@@ -386,9 +418,12 @@ async def throughput_report_async(
         ids = await shard_ids(session, spec)
         with Progress.make(progress, shard_label("throughput", ids)) as bar:
             # every shard at once, each resolved and cached as if fetched alone
-            _, tables = await fetch_shards(
+            ranges, tables = await fetch_shards(
                 session, names, start, end, ids, progress=bar.update, on_plan=bar.plan
             )
+        # names, symbols and decimals of the tokens the report lists (5 calls per token, cached)
+        shown = _listed_tokens(tables["token_transfers"])
+        tokens = await tokens_of_transfers(session, ranges, shown)
         source = redact_url(session.url)
     joined = {name: ds.to_pandas(tables[name]) for name in names}
     page = render(
@@ -397,6 +432,7 @@ async def throughput_report_async(
         joined["staking_transactions"],
         receipts=joined["receipts"],
         token_transfers=joined["token_transfers"],
+        tokens=ds.to_pandas(tokens),
         freq=freq,
         source=source,
     )
