@@ -451,11 +451,12 @@ def _dataset_of(name: str, kind: Literal["range", "snapshot"], traced: bool) -> 
 
 
 def _range_doc(name: str, traced: bool) -> str:
-    params: list[str | tuple[str, str]] = ["start", "end", "shard", "rpc"]
-    if traced:
-        params.append("trace_rpc")
+    params: list[str | tuple[str, str]] = ["start", "end", "shard"]
     if name == "token_transfers":
         params.append("with_tokens")
+    params.append("rpc")
+    if traced:
+        params.append("trace_rpc")
     params += ["cache", "options", "progress", "output"]
     return _doc(
         ds.get(name).summary or ds.get(name).description,
