@@ -226,7 +226,10 @@ def render(
 
 def _fees_section(page: Page, receipts: pd.DataFrame, blocks: pd.DataFrame, freq: str) -> None:
     """Fees: totals and distribution, fees and failures over time, per shard, top payers."""
-    page.section("Fees", "What the range's transactions paid (gas used x gas price), and how many failed.")
+    page.section(
+        "Fees",
+        "What the range's transactions, plain and staking, paid (gas used x gas price), and how many failed.",
+    )
     if receipts.empty:
         page.note("No transactions in the range.")
         return
