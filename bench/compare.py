@@ -4,9 +4,11 @@ Installs the peers from PyPI, each into its own virtual environment under ``buil
 (never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.9.0`` and
 ``regex``, without which it does not import on Python 3.11) and ``cryo`` (whose wheel has no
 ``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
-rate limit x per-block server cost, it serves one shard with ``hmyframe devnet`` in its own
-process and runs each contender, each in its own process, on the same slice of blocks with
-transactions, the contenders alternating from run to run:
+rate limit x per-block server cost x devnet activity profile (``--activity``: ``quiet``, mostly
+0-3 transactions a block; ``devnet``, the default, about 13; ``busy``, 100+), it serves one
+shard with ``hmyframe devnet`` in its own process and runs each contender, each in its own
+process, on the same slice of blocks with transactions, the contenders alternating from run to
+run:
 
 * ``hmyframe``: ``hmyframe export blocks,transactions`` (8 requests in flight, 100 blocks per
   ``hmyv2_getBlocks``), writing Parquet;
@@ -34,6 +36,7 @@ and a chart.
     python bench/compare.py                         # the full matrix (long: about an hour)
     python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
+    python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --activity quiet,devnet,busy
     python bench/compare.py --prepare-only --only-peers ethereum-etl   # the env tests/peers uses
 """
 
@@ -281,15 +284,20 @@ class Setting:
     latency_ms: float
     rate_limit: int | None
     block_cost_ms: float
+    activity: str = "devnet"
 
     @property
     def label(self) -> str:
         limit = f"{self.rate_limit}/s" if self.rate_limit else "off"
-        return f"latency {self.latency_ms:g} ms, rate limit {limit}, block cost {self.block_cost_ms:g} ms"
+        return (
+            f"latency {self.latency_ms:g} ms, rate limit {limit}, block cost {self.block_cost_ms:g} ms, "
+            f"activity {self.activity}"
+        )
 
     def devnet_args(self, blocks: int, seed: int) -> list[str]:
         args = ["--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit"]
         args += ["--latency-ms", str(self.latency_ms), "--block-cost-ms", str(self.block_cost_ms)]
+        args += ["--activity", self.activity]
         if self.rate_limit:
             args += ["--rpc-rate-limit", str(self.rate_limit)]
         return args
@@ -526,11 +534,19 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = sorted({(s.rate_limit or 0, s.block_cost_ms) for s, _ in sections})
+    order = {"quiet": 0, "devnet": 1, "busy": 2}
+    panels = sorted(
+        {(s.rate_limit or 0, s.block_cost_ms, s.activity) for s, _ in sections},
+        key=lambda p: (order.get(p[2], 3), p[0], p[1]),
+    )
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
-    for ax, (limit, cost) in zip(axes[0], panels, strict=True):
+    for ax, (limit, cost, activity) in zip(axes[0], panels, strict=True):
         chosen = sorted(
-            ((s, sec) for s, sec in sections if (s.rate_limit or 0) == limit and s.block_cost_ms == cost),
+            (
+                (s, sec)
+                for s, sec in sections
+                if (s.rate_limit or 0) == limit and s.block_cost_ms == cost and s.activity == activity
+            ),
             key=lambda item: item[0].latency_ms,
         )
         labels = sorted({x.label for _, sec in chosen for x in sec.summaries})
@@ -549,7 +565,9 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
         ax.set_xticks(sorted({s.latency_ms for s, _ in chosen}))
         ax.set_yscale("log")
         ax.set_xlabel("added latency per request (ms)")
-        ax.set_title(f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms", fontsize=10)
+        ax.set_title(
+            f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms, {activity}", fontsize=10
+        )
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("blocks/s (in-process, median)")
     axes[0][-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -650,6 +668,12 @@ def main() -> int:
     parser.add_argument("--latencies", default="0,20,100,300", help="ms, comma-separated")
     parser.add_argument("--rate-limits", default="off,1000", help="node rate limits (req/s or off)")
     parser.add_argument("--block-costs", default="0,2", help="per-block server cost, ms")
+    parser.add_argument(
+        "--activity",
+        default="devnet",
+        help="devnet activity profiles of the export settings, comma-separated among quiet,devnet,busy "
+        "(default devnet; issue 17 reports all three)",
+    )
     parser.add_argument("--peers", choices=("install", "existing", "none"), default="install")
     parser.add_argument("--peers-dir", type=Path, default=ROOT / "build" / "peers")
     parser.add_argument("--only-peers", default="pyhmy,ethereum-etl,cryo")
@@ -699,8 +723,13 @@ def main() -> int:
     for peer, why in missing.items():
         print(f"{peer}: {why}; continuing without it", flush=True)
     start = args.start
+    activities = [a for a in args.activity.split(",") if a]
+    unknown = sorted(set(activities) - {"quiet", "devnet", "busy"})
+    if unknown or not activities:
+        parser.error(f"--activity takes quiet, devnet, busy (comma-separated), got {args.activity!r}")
     settings = [
-        Setting(latency, limit, cost)
+        Setting(latency, limit, cost, activity)
+        for activity in activities
         for limit in _limits(args.rate_limits)
         for cost in _floats(args.block_costs)
         for latency in _floats(args.latencies)

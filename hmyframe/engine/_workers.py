@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
@@ -129,6 +130,8 @@ class ChunkJob:
         Datasets checked to hold each block of the chunk exactly once.
     cache, chain_id
         Where the tables are written (only blocks the cache lacks); ``None``: not written.
+    provenance
+        Where and when the chunk was fetched (recorded in each file's footer).
     """
 
     shard: int
@@ -138,6 +141,7 @@ class ChunkJob:
     per_block: frozenset[str]
     cache: Cache | None
     chain_id: str
+    provenance: _provenance.Provenance | None = None
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
@@ -169,7 +173,7 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
             dataset = get_dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
-                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance)
     return tables
 
 
