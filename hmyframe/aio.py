@@ -29,7 +29,7 @@ signers = _public.range_fetcher("signers")
 traces = _public.traces_fetcher("traces")
 receipts = _public.range_fetcher("receipts")
 logs = _public.range_fetcher("logs")
-token_transfers = _public.range_fetcher("token_transfers")
+token_transfers = _public.token_transfers_fetcher("token_transfers")
 # validator snapshots
 validators = _public.snapshot_fetcher("validators")
 voting_power = _public.snapshot_fetcher("voting_power")

@@ -55,10 +55,16 @@ def test_the_kinds_share_one_signature_each() -> None:
         signatures = {
             str(inspect.signature(e.function))
             for e in REGISTRY.values()
-            if e.kind == kind and DATASETS[e.name].source != "traces"
+            if e.kind == kind and DATASETS[e.name].source != "traces" and e.name != "token_transfers"
         }
         assert len(signatures) == 1, signatures
     assert "trace_rpc" in inspect.signature(aio.traces).parameters
+    # token_transfers: the range signature plus with_tokens (a keyword, default False)
+    ranged = inspect.signature(aio.blocks).parameters
+    extra = inspect.signature(aio.token_transfers).parameters
+    assert [p for p in extra if p != "with_tokens"] == list(ranged)
+    assert extra["with_tokens"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert extra["with_tokens"].default is False
 
 
 def _documented(doc: str) -> list[str]:

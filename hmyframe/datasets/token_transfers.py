@@ -243,6 +243,66 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     return result
 
 
+#: The columns ``with_tokens=True`` adds (from the ``tokens`` dataset), after the schema's.
+TOKEN_COLUMNS = pa.schema(
+    [
+        column("token_name", pa.string(), "The token's name() (tokens dataset); null when unknown."),
+        column("token_symbol", pa.string(), "The token's symbol() (tokens dataset); null when unknown."),
+        column(
+            "token_decimals", pa.int32(), "The token's decimals() (tokens dataset); null when it has none."
+        ),
+        column(
+            "amount_scaled",
+            pa.float64(),
+            "amount / 10**token_decimals as float64, correctly rounded (convenience; exact: "
+            "hmyframe.to_units(df.amount, df.token_decimals)); null where the decimals are unknown.",
+        ),
+    ]
+)
+
+
+def with_tokens(transfers: pa.Table, tokens: pa.Table) -> pa.Table:
+    """``transfers`` (this dataset) with :data:`TOKEN_COLUMNS` from ``tokens`` (the tokens dataset).
+
+    A transfer is matched to the token row of the same ``shard_id`` and address (the row of the
+    highest ``block_number`` when a token was read at several blocks); a transfer whose token is
+    not in ``tokens`` gets nulls. ``amount_scaled`` is ``int(amount) / 10**decimals``: Python's
+    true division of integers, correctly rounded whatever their size (the value
+    ``hmyframe.to_units(amount, decimals, exact=False)`` gives).
+    """
+    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
+    for shard, address, block, name, symbol, decimals in zip(
+        *(
+            tokens[c].to_pylist()
+            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
+        ),
+        strict=True,
+    ):
+        key = (shard, address.lower())
+        if key not in meta or block >= meta[key][0]:
+            meta[key] = (block, name, symbol, decimals)
+    found = [
+        meta.get((shard, address))
+        for shard, address in zip(
+            transfers["shard_id"].to_pylist(), transfers["token_address_hex"].to_pylist(), strict=True
+        )
+    ]
+    decimals = [None if f is None else f[3] for f in found]
+    scaled = [
+        None if d is None else int(a) / 10**d
+        for a, d in zip(transfers["amount"].to_pylist(), decimals, strict=True)
+    ]
+    values = {
+        "token_name": [None if f is None else f[1] for f in found],
+        "token_symbol": [None if f is None else f[2] for f in found],
+        "token_decimals": decimals,
+        "amount_scaled": scaled,
+    }
+    for field in TOKEN_COLUMNS:
+        transfers = transfers.append_column(field, pa.array(values[field.name], type=field.type))
+    return transfers
+
+
 DATASET = Dataset(
     name=NAME,
     description="One row per token transfer (HRC-20, HRC-721, HRC-1155; batches one row per id) decoded from logs, amounts exact.",

@@ -25,12 +25,13 @@ import functools
 import inspect
 import os
 import textwrap
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
 
 from hmyframe import datasets as ds
+from hmyframe._lazy import lazy_module
 from hmyframe._sync import run
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
@@ -53,8 +54,13 @@ from hmyframe.engine._shards import shard_ids as _shard_ids
 from hmyframe.engine._shards import shard_label as _label
 from hmyframe.engine._shards import shard_spec as _shard_spec
 from hmyframe.engine._snapshots import fetch_snapshot
-from hmyframe.engine._tokens import fetch_tokens
-from hmyframe.errors import ConfigError
+from hmyframe.engine._tokens import fetch_tokens, tokens_of_transfers
+from hmyframe.errors import ConfigError, short_repr
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 __all__ = [
     "PARAMETERS",
@@ -73,6 +79,7 @@ __all__ = [
     "shards",
     "snapshot_fetcher",
     "sync_twin",
+    "token_transfers_fetcher",
     "tokens",
     "traces_by_hash",
     "traces_fetcher",
@@ -187,6 +194,12 @@ PARAMETERS: dict[str, str] = {
         "Block at which to read the metadata (``None``: the shard's head, asked now). The block "
         'used is in ``df.attrs["block"]`` and in the ``block_number`` column.'
     ),
+    "with_tokens": (
+        "``True`` adds each token's ``token_name``, ``token_symbol`` and ``token_decimals`` (the "
+        "``tokens`` dataset, read on each shard at the range's last block and cached) and "
+        "``amount_scaled`` (``amount / 10**token_decimals`` as a float, null where the decimals are "
+        "unknown; exact: ``hmyframe.to_units(df.amount, df.token_decimals)``). Default ``False``."
+    ),
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
     "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
@@ -261,6 +274,7 @@ async def _range(
     options: FetchOptions | None,
     progress: ProgressArg,
     output: Output,
+    extend: Callable[[Session, dict[int, tuple[int, int]], pa.Table], Awaitable[pa.Table]] | None = None,
 ) -> Frame:
     check_output(output)
     parse_range(start, end)  # a spec that is not understood fails before any request
@@ -268,10 +282,13 @@ async def _range(
     async with _session(rpc, trace_rpc, cache, options) as session:
         ids = await _shard_ids(session, spec)
         with Progress.make(progress, _label(name, ids)) as bar:
-            _, tables = await fetch_range_shards(
+            ranges, tables = await fetch_range_shards(
                 session, [name], start, end, ids, progress=bar.update, on_plan=bar.plan
             )
-    return to_output(tables[name], output)
+        table = tables[name]
+        if extend is not None:  # more of the node's answers, in the same session
+            table = await extend(session, ranges, table)
+    return to_output(table, output)
 
 
 async def _snapshot(
@@ -322,6 +339,33 @@ async def _traces_template(
     output: Output = "pandas",
 ) -> Frame:
     return await _range(name, start, end, shard, rpc, trace_rpc, cache, options, progress, output)
+
+
+async def _join_tokens(session: Session, ranges: dict[int, tuple[int, int]], table: pa.Table) -> pa.Table:
+    """``table`` (token_transfers) joined with its tokens' metadata at each shard's last block."""
+    from hmyframe.datasets import token_transfers as tt
+
+    return tt.with_tokens(table, await tokens_of_transfers(session, ranges, table))
+
+
+async def _token_transfers_template(
+    name: str,
+    start: BlockSpec,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    with_tokens: bool = False,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    flag: object = with_tokens
+    if not isinstance(flag, bool):
+        raise ConfigError(f"with_tokens must be True or False, got {short_repr(flag)}")
+    extend = _join_tokens if with_tokens else None
+    return await _range(name, start, end, shard, rpc, None, cache, options, progress, output, extend)
 
 
 async def _snapshot_template(
@@ -407,7 +451,10 @@ def _dataset_of(name: str, kind: Literal["range", "snapshot"], traced: bool) -> 
 
 
 def _range_doc(name: str, traced: bool) -> str:
-    params: list[str | tuple[str, str]] = ["start", "end", "shard", "rpc"]
+    params: list[str | tuple[str, str]] = ["start", "end", "shard"]
+    if name == "token_transfers":
+        params.append("with_tokens")
+    params.append("rpc")
     if traced:
         params.append("trace_rpc")
     params += ["cache", "options", "progress", "output"]
@@ -452,6 +499,8 @@ def _factory(
 range_fetcher = _factory(_range_template, "range", False, _range_doc)
 #: ``traces_fetcher("traces")``: the public async fetcher of a range dataset of a trace endpoint.
 traces_fetcher = _factory(_traces_template, "range", True, _range_doc)
+#: ``token_transfers_fetcher("token_transfers")``: the range fetcher with ``with_tokens``.
+token_transfers_fetcher = _factory(_token_transfers_template, "range", False, _range_doc)
 #: ``snapshot_fetcher("validators")``: the public async fetcher of a validator-snapshot dataset.
 snapshot_fetcher = _factory(_snapshot_template, "snapshot", False, _snapshot_doc)
 
@@ -601,8 +650,6 @@ async def pending_cx_receipts(
                 return table
 
             tables = await gather_or_raise(one(s) for s in ids)
-    import pyarrow as pa
-
     return to_output(pa.concat_tables(tables), output)
 
 

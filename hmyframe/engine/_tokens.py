@@ -35,7 +35,7 @@ else:
     pa = lazy_module("pyarrow")
     pc = lazy_module("pyarrow.compute")
 
-__all__ = ["TOKENS_PER_BATCH", "Namespace", "fetch_tokens", "token_addresses"]
+__all__ = ["TOKENS_PER_BATCH", "Namespace", "fetch_tokens", "token_addresses", "tokens_of_transfers"]
 
 #: ``hmy_`` (hex block numbers), ``hmyv2_`` (plain numbers) or ``eth_`` (hex).
 Namespace = Literal["hmy", "hmyv2", "eth"]
@@ -192,3 +192,21 @@ async def fetch_tokens(
     merged = _select(merged, merged["address_hex"].to_pylist())  # sorted as the dataset is
     cache.write_snapshot(chain_id, dataset, shard, at, merged)
     return at, _select(merged, wanted)
+
+
+async def tokens_of_transfers(
+    session: Session, ranges: dict[int, tuple[int, int]], transfers: pa.Table
+) -> pa.Table:
+    """The ``tokens`` rows of every token in ``transfers`` (the token_transfers dataset), each
+    read on its shard at the last block of that shard's range (``ranges``: shard -> (first,
+    last), as the range fetch resolved them); one :func:`fetch_tokens` per shard, the shards at
+    once. An empty ``transfers`` gives an empty table."""
+    wanted: dict[int, dict[str, None]] = {}
+    for shard, address in zip(
+        transfers["shard_id"].to_pylist(), transfers["token_address_hex"].to_pylist(), strict=True
+    ):
+        wanted.setdefault(shard, {})[address] = None
+    found = await gather_or_raise(
+        [fetch_tokens(session, list(wanted[s]), ranges[s][1], s) for s in sorted(wanted)]
+    )
+    return pa.concat_tables([t for _, t in found]) if found else ds.get("tokens").schema.empty_table()

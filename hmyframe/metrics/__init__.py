@@ -17,12 +17,17 @@ Throughput
     :func:`buckets` (transactions and gas per time bucket and shard), :func:`gas_utilisation`,
     :func:`block_times`, :func:`cross_shard`, :func:`staking_directives`,
     :func:`contract_creations`, :func:`active_senders`.
+Fees and tokens
+    :func:`fees` (per time bucket and shard: exact total, median, p95, failed share),
+    :func:`top_payers`, :func:`token_activity` (per token: transfers, exact volume, senders,
+    receivers; scaled with the ``tokens`` dataset).
 """
 
 from __future__ import annotations
 
 from hmyframe.metrics._values import ATTO_PER_ONE, amount_one, exact_ints, to_one
 from hmyframe.metrics.concentration import gini, lorenz, nakamoto, validator_voting_power
+from hmyframe.metrics.fees import fees, receipt_times, top_payers
 from hmyframe.metrics.staking import (
     SIGNING_THRESHOLD,
     annotate,
@@ -47,11 +52,13 @@ from hmyframe.metrics.throughput import (
     gas_utilisation,
     staking_directives,
 )
+from hmyframe.metrics.tokens import ZERO_ADDRESS, token_activity
 
 __all__ = [
     "ATTO_PER_ONE",
     "DIRECTIVES",
     "SIGNING_THRESHOLD",
+    "ZERO_ADDRESS",
     "active_senders",
     "amount_one",
     "annotate",
@@ -65,16 +72,20 @@ __all__ = [
     "delegation_summary",
     "elected",
     "exact_ints",
+    "fees",
     "gas_utilisation",
     "gini",
     "lifetime_uptime",
     "lorenz",
     "nakamoto",
+    "receipt_times",
     "signing",
     "snapshot_diff",
     "stake",
     "staking_directives",
     "staking_summary",
     "to_one",
+    "token_activity",
+    "top_payers",
     "validator_voting_power",
 ]

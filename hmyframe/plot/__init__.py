@@ -13,6 +13,8 @@ Staking (:mod:`hmyframe.plot.staking`)
 Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`transactions`, :func:`gas`, :func:`gas_utilisation`, :func:`block_times`,
     :func:`cross_shard`, :func:`staking_directives`.
+Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
+    :func:`fees`, :func:`failed_share`, :func:`top_tokens`.
 Live (:mod:`hmyframe.plot.live`)
     :func:`live`: transactions and gas per minute per shard over the last minutes, following
     the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
@@ -23,6 +25,7 @@ Adding a plot is one function in the module of its theme, drawn inside
 
 from __future__ import annotations
 
+from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
     commission_distribution,
@@ -44,6 +47,7 @@ from hmyframe.plot.throughput import (
     staking_directives,
     transactions,
 )
+from hmyframe.plot.tokens import top_tokens
 
 __all__ = [
     "LiveView",
@@ -51,6 +55,8 @@ __all__ = [
     "commission_distribution",
     "cross_shard",
     "delegator_concentration",
+    "failed_share",
+    "fees",
     "gas",
     "gas_utilisation",
     "history",
@@ -61,6 +67,7 @@ __all__ = [
     "stake_distribution",
     "staking_directives",
     "status_breakdown",
+    "top_tokens",
     "transactions",
     "validator_history",
     "voting_power_by_shard",

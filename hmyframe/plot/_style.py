@@ -38,8 +38,11 @@ __all__ = [
     "fmt_percent",
     "legend_outside",
     "one_axis",
+    "per_bucket",
     "percent_axis",
     "shard_color",
+    "shard_lines",
+    "stacked_bars",
     "style",
     "title",
     "utc_time_axis",
@@ -223,6 +226,52 @@ def utc_time_axis(ax: Axes, which: str = "x") -> None:
     axis.set_major_locator(locator)
     axis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=UTC))  # type: ignore[no-untyped-call]
     axis.set_label_text("time (UTC)")
+
+
+_FREQ_WORDS = {"min": "minute", "h": "hour", "D": "day", "7D": "week", "W": "week"}
+
+
+def per_bucket(freq: str) -> str:
+    """``'min'`` / ``'1min'`` -> ``'per minute'``, ``'5min'`` -> ``'per 5 minutes'``."""
+    if freq in _FREQ_WORDS:
+        return f"per {_FREQ_WORDS[freq]}"
+    digits = "".join(c for c in freq if c.isdigit())
+    unit = freq[len(digits) :]
+    word = _FREQ_WORDS.get(unit, unit)
+    return f"per {digits} {word}s" if digits.lstrip("0") not in ("", "1") else f"per {word}"
+
+
+def _width_days(freq: str) -> float:
+    return float(pd.Timedelta(pd.tseries.frequencies.to_offset(freq)) / pd.Timedelta(days=1))
+
+
+def stacked_bars(ax: Axes, table: pd.DataFrame, freq: str, colors: list[str], labels: list[str]) -> None:
+    """Stacked bars, one per bucket (index: UTC bucket starts), one segment per column."""
+    x = utc_naive(table.index)
+    bottom = np.zeros(len(table))
+    width = _width_days(freq) * 0.9
+    for column, color, label in zip(table.columns, colors, labels, strict=True):
+        values = table[column].to_numpy(dtype=float)
+        ax.bar(x, values, bottom=bottom, width=width, align="edge", color=color, label=label)
+        bottom += values
+    utc_time_axis(ax)
+
+
+def shard_lines(ax: Axes, wide: pd.DataFrame) -> None:
+    """One line per shard (columns: shard ids; index: UTC bucket starts) in the shard's colour;
+    a missing value leaves a gap."""
+    x = utc_naive(wide.index)
+    for shard in wide.columns:
+        ax.plot(
+            x,
+            wide[shard].to_numpy(dtype=float),
+            marker="o",
+            markersize=3,
+            linewidth=1.8,
+            color=shard_color(int(shard)),
+            label=f"shard {shard}",
+        )
+    utc_time_axis(ax)
 
 
 def utc_naive(values: Any) -> np.ndarray:

@@ -25,8 +25,11 @@ from hmyframe.plot._style import (
     fmt_count,
     fmt_percent,
     legend_outside,
+    per_bucket,
     percent_axis,
     shard_color,
+    shard_lines,
+    stacked_bars,
     style,
     title,
     utc_naive,
@@ -41,34 +44,6 @@ __all__ = [
     "staking_directives",
     "transactions",
 ]
-
-_FREQ_WORDS = {"min": "minute", "h": "hour", "D": "day", "7D": "week", "W": "week"}
-
-
-def _per(freq: str) -> str:
-    """``'min'`` -> ``'per minute'``, ``'5min'`` -> ``'per 5 minutes'``."""
-    if freq in _FREQ_WORDS:
-        return f"per {_FREQ_WORDS[freq]}"
-    digits = "".join(c for c in freq if c.isdigit())
-    unit = freq[len(digits) :]
-    word = _FREQ_WORDS.get(unit, unit)
-    return f"per {digits} {word}s" if digits else f"per {word}"
-
-
-def _width_days(freq: str) -> float:
-    return float(pd.Timedelta(pd.tseries.frequencies.to_offset(freq)) / pd.Timedelta(days=1))
-
-
-def _stacked_bars(ax: Axes, table: pd.DataFrame, freq: str, colors: list[str], labels: list[str]) -> None:
-    """Stacked bars, one per bucket (index: UTC bucket starts), one segment per column."""
-    x = utc_naive(table.index)
-    bottom = np.zeros(len(table))
-    width = _width_days(freq) * 0.9
-    for column, color, label in zip(table.columns, colors, labels, strict=True):
-        values = table[column].to_numpy(dtype=float)
-        ax.bar(x, values, bottom=bottom, width=width, align="edge", color=color, label=label)
-        bottom += values
-    utc_time_axis(ax)
 
 
 def _empty_range(frame: pd.DataFrame) -> bool:
@@ -105,13 +80,13 @@ def transactions(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None = 
         require_columns(blocks, ["transaction_count"], "transactions plot")
         wide, width = _per_shard(blocks, "transactions", freq)
         shards = [int(s) for s in wide.columns]
-        _stacked_bars(ax, wide, width, [shard_color(s) for s in shards], [f"shard {s}" for s in shards])
-        count_axis(ax, "y", f"transactions {_per(width)}")
+        stacked_bars(ax, wide, width, [shard_color(s) for s in shards], [f"shard {s}" for s in shards])
+        count_axis(ax, "y", f"transactions {per_bucket(width)}")
         legend_outside(ax)
         total = int(wide.to_numpy().sum())
         title(
             ax,
-            f"{heading} {_per(width)}, by shard",
+            f"{heading} {per_bucket(width)}, by shard",
             f"{fmt_count(total)} transactions; {_range_text(blocks)}",
         )
         return ax
@@ -126,11 +101,11 @@ def gas(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None = None) -> 
             return empty(ax, heading, "No blocks in this range")
         wide, width = _per_shard(blocks, "gas_used", freq)
         shards = [int(s) for s in wide.columns]
-        _stacked_bars(ax, wide, width, [shard_color(s) for s in shards], [f"shard {s}" for s in shards])
-        count_axis(ax, "y", f"gas used {_per(width)}")
+        stacked_bars(ax, wide, width, [shard_color(s) for s in shards], [f"shard {s}" for s in shards])
+        count_axis(ax, "y", f"gas used {per_bucket(width)}")
         legend_outside(ax)
         total = int(wide.to_numpy().sum())
-        title(ax, f"{heading} {_per(width)}, by shard", f"{fmt_count(total)} gas in all")
+        title(ax, f"{heading} {per_bucket(width)}, by shard", f"{fmt_count(total)} gas in all")
         return ax
 
 
@@ -142,24 +117,13 @@ def gas_utilisation(blocks: pd.DataFrame, freq: str = "auto", *, ax: Axes | None
         if _empty_range(blocks):
             return empty(ax, heading, "No blocks in this range")
         wide, width = _per_shard(blocks, "utilisation", freq, fill=False)
-        x = utc_naive(wide.index)
-        for shard in wide.columns:
-            ax.plot(
-                x,
-                wide[shard].to_numpy(dtype=float),
-                marker="o",
-                markersize=3,
-                linewidth=1.8,
-                color=shard_color(int(shard)),
-                label=f"shard {shard}",
-            )
-        utc_time_axis(ax)
+        shard_lines(ax, wide)
         ax.set_ylim(bottom=0)
-        percent_axis(ax, "y", f"gas used / gas limit ({_per(width)})", decimals=2)
+        percent_axis(ax, "y", f"gas used / gas limit ({per_bucket(width)})", decimals=2)
         legend_outside(ax)
         overall = metrics.gas_utilisation(blocks)
         summary = ", ".join(f"shard {s}: {fmt_percent(float(v), 2)}" for s, v in overall.items())
-        title(ax, f"{heading} {_per(width)}", f"whole range: {summary}")
+        title(ax, f"{heading} {per_bucket(width)}", f"whole range: {summary}")
         return ax
 
 
@@ -272,12 +236,12 @@ def cross_shard(transactions: pd.DataFrame, freq: str = "auto", *, ax: Axes | No
         utc_time_axis(ax)
         top = float(np.nanmax(table[["count_share", "value_share"]].to_numpy()))
         ax.set_ylim(0, max(0.05, min(1.0, top * 1.25)))
-        percent_axis(ax, "y", f"cross-shard share ({_per(width)})", decimals=0)
+        percent_axis(ax, "y", f"cross-shard share ({per_bucket(width)})", decimals=0)
         legend_outside(ax)
         overall = metrics.cross_shard(transactions)
         title(
             ax,
-            f"{heading} {_per(width)}",
+            f"{heading} {per_bucket(width)}",
             f"whole range: {fmt_percent(float(overall['count_share'].iloc[0]))} of "
             f"{fmt_count(int(overall['transfers'].iloc[0]))} transfers, "
             f"{fmt_percent(float(overall['value_share'].iloc[0]))} of the value",
@@ -298,9 +262,9 @@ def staking_directives(
         width = str(table.attrs["freq"])
         present = [c for c in table.columns if table[c].sum() > 0]
         table = table[present]
-        _stacked_bars(ax, table, width, list(PALETTE[: len(present)]), present)
-        count_axis(ax, "y", f"staking transactions {_per(width)}")
+        stacked_bars(ax, table, width, list(PALETTE[: len(present)]), present)
+        count_axis(ax, "y", f"staking transactions {per_bucket(width)}")
         legend_outside(ax)
         totals = ", ".join(f"{c} {int(table[c].sum()):,}" for c in present)
-        title(ax, f"{heading} {_per(width)}, by directive", totals)
+        title(ax, f"{heading} {per_bucket(width)}, by directive", totals)
         return ax

@@ -1,9 +1,10 @@
-"""The throughput report: a block range's transactions, gas, block times, cross-shard transfers
-and staking directives, per shard.
+"""The throughput report: a block range's transactions, gas, block times, cross-shard transfers,
+staking directives, fees and token transfers, per shard.
 
 :func:`render` builds the page from frames; :func:`throughput_report` fetches them (blocks,
-transactions and staking transactions of each shard, through the normal cached range fetcher)
-and writes the file (``hmyframe report throughput`` on the command line).
+transactions, staking transactions, receipts and token transfers of each shard, through the
+normal cached range fetcher) and writes the file (``hmyframe report throughput`` on the command
+line).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from hmyframe import datasets as ds
 from hmyframe import metrics
@@ -23,15 +25,19 @@ from hmyframe.engine._progress import Progress
 from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import FetchOptions, Session
 from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
+from hmyframe.engine._tokens import tokens_of_transfers
 from hmyframe.errors import redact_url
 from hmyframe.metrics._values import floats
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
 __all__ = ["render", "throughput_report", "throughput_report_async"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 ShardArg = int | str | Sequence[int]
+#: The most active tokens listed in the Tokens section (and asked for their metadata).
+LISTED_TOKENS = 15
 
 
 def _span(blocks: pd.DataFrame) -> str:
@@ -46,6 +52,9 @@ def render(
     transactions: pd.DataFrame,
     staking_transactions: pd.DataFrame,
     *,
+    receipts: pd.DataFrame | None = None,
+    token_transfers: pd.DataFrame | None = None,
+    tokens: pd.DataFrame | None = None,
     freq: str = "auto",
     source: str = "",
 ) -> Page:
@@ -55,6 +64,12 @@ def render(
     ----------
     blocks, transactions, staking_transactions
         The datasets of the range.
+    receipts
+        The range's ``receipts``: the "Fees" section (left out when ``None``).
+    token_transfers
+        The range's ``token_transfers``: the "Tokens" section (left out when ``None``).
+    tokens
+        The ``tokens`` dataset of those tokens (names, symbols, decimals), optional.
     freq
         Time bucket of the charts (``"min"``, ``"h"``, ``"D"``... or ``"auto"``).
     source
@@ -192,14 +207,177 @@ def render(
                 Column("count_share", "cross-shard", fmt_percent, numeric=True),
             ],
         )
+    if receipts is not None:
+        _fees_section(page, receipts, blocks, freq)
+    if token_transfers is not None:
+        _tokens_section(page, token_transfers, tokens)
     page.section("How to read this report")
     page.note(
         "Time buckets are UTC and start on round times, so the first and last buckets may cover only part of "
         "their width. Block time is the difference between the timestamps of consecutive blocks of a shard; a gap "
         "is an interval longer than three times the shard's median. Cross-shard transfers are counted on the "
-        "sending shard."
+        "sending shard. A fee is gas used x gas price of one receipt, summed exactly in atto; a failed "
+        "transaction (status 0) pays its fee too. Token volumes are in each token's own units, scaled by its "
+        "decimals where they are known; mints come from and burns go to the zero address, which is not counted "
+        "among senders and receivers."
     )
     return page
+
+
+def _fees_section(page: Page, receipts: pd.DataFrame, blocks: pd.DataFrame, freq: str) -> None:
+    """Fees: totals and distribution, fees and failures over time, per shard, top payers."""
+    page.section(
+        "Fees",
+        "What the range's transactions, plain and staking, paid (gas used x gas price), and how many failed.",
+    )
+    if receipts.empty:
+        page.note("No transactions in the range.")
+        return
+    per_shard = metrics.fees(receipts, bucket=None)
+    everything = metrics.fees(receipts, bucket=None, per_shard=False).iloc[0]
+    payers = metrics.top_payers(receipts, 10)
+    page.cards(
+        [
+            Card("Fees paid", fmt_one(float(everything["fee_one"])), "sum computed exactly in atto"),
+            Card("Median fee", fmt_one(float(everything["fee_median_one"])), "of one transaction"),
+            Card("p95 fee", fmt_one(float(everything["fee_p95_one"])), "95% of transactions paid less"),
+            Card(
+                "Failed",
+                fmt_percent(float(everything["failed_share"])),
+                f"{fmt_count(int(everything['failed']))} of {fmt_count(int(everything['transactions']))} transactions",
+            ),
+            Card(
+                "Top payer",
+                fmt_percent(float(payers["share"].iloc[0])),
+                f"of all fees; top 10: {fmt_percent(float(payers['share'].sum()))}",
+            ),
+        ]
+    )
+    page.figure(
+        lambda ax: hplot.fees(receipts, blocks, freq, ax=ax),
+        "Fees paid per time bucket in ONE, stacked by shard.",
+    )
+    page.figure(
+        lambda ax: hplot.failed_share(receipts, blocks, freq, ax=ax),
+        "Share of each shard's transactions that failed (status 0), per time bucket.",
+    )
+    page.heading("Per shard")
+    page.table(
+        per_shard,
+        [
+            Column("shard_id", "shard", str, numeric=True),
+            Column("transactions", "transactions", lambda x: f"{x:,}", numeric=True),
+            Column("failed", "failed", lambda x: f"{x:,}", numeric=True),
+            Column("failed_share", "failed share", fmt_percent, numeric=True),
+            Column("fee_one", "fees (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("fee_median_one", "median fee (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("fee_p95_one", "p95 fee (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+        ],
+    )
+    page.heading("Top payers")
+    page.table(
+        payers,
+        [
+            Column("from_address", "sender", mono=True),
+            Column("transactions", "transactions", lambda x: f"{x:,}", numeric=True),
+            Column("failed", "failed", lambda x: f"{x:,}", numeric=True),
+            Column("fee_one", "fees (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("share", "share of all fees", fmt_percent, numeric=True),
+        ],
+    )
+
+
+def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFrame | None) -> None:
+    """Tokens: transfers by standard, the most active tokens and their volumes."""
+    page.section("Tokens", "HRC-20, HRC-721 and HRC-1155 transfers decoded from the range's logs.")
+    if token_transfers.empty:
+        page.note("No token transfers in the range.")
+        return
+    activity = metrics.token_activity(token_transfers, tokens)
+    standards = activity.groupby("standard")["transfers"].agg(["size", "sum"])
+    order = [s for s in STANDARD_NAMES if s in standards.index] + sorted(
+        set(standards.index) - set(STANDARD_NAMES)
+    )
+    standards = standards.loc[order]
+    names = [STANDARD_NAMES.get(s, str(s)) for s in order]
+    zero = metrics.ZERO_ADDRESS
+    senders = token_transfers.loc[token_transfers["from_address_hex"] != zero, "from_address_hex"].nunique()
+    receivers = token_transfers.loc[token_transfers["to_address_hex"] != zero, "to_address_hex"].nunique()
+    page.cards(
+        [
+            Card("Token transfers", fmt_count(len(token_transfers)), "one per id of an HRC-1155 batch"),
+            Card(
+                "Active tokens",
+                fmt_count(len(activity)),
+                # non-breaking hyphens: "HRC-1155" never wraps at its hyphen
+                ", ".join(
+                    f"{int(size)} {name.replace('-', chr(0x2011))}"
+                    for name, size in zip(names, standards["size"], strict=True)
+                ),
+            ),
+            *(
+                Card(f"{name} transfers", fmt_count(int(count)))
+                for name, count in zip(names, standards["sum"], strict=True)
+            ),
+            Card("Token senders", fmt_count(senders), f"{fmt_count(receivers)} receivers"),
+            Card(
+                "Mints / burns",
+                f"{int(activity['mints'].sum()):,} / {int(activity['burns'].sum()):,}",
+                "from / to the zero address",
+            ),
+        ]
+    )
+    page.figure(
+        lambda ax: hplot.top_tokens(token_transfers, tokens, 10, ax=ax),
+        "The tokens with the most transfers, coloured by standard; the volume is in the token's units.",
+    )
+    shown = activity.head(LISTED_TOKENS).copy()
+    shown["volume_text"] = [volume_text(row) for _, row in shown.iterrows()]
+    named = []
+    if "symbol" in shown:
+        shown["label"] = [_token_name(row) for _, row in shown.iterrows()]
+        named = [Column("label", "token")]
+    page.heading("Most active tokens")
+    page.table(
+        shown,
+        [
+            *named,
+            Column("shard_id", "shard", str, numeric=True),
+            Column("standard", "standard", lambda s: STANDARD_NAMES.get(s, s)),
+            Column("transfers", "transfers", lambda x: f"{x:,}", numeric=True),
+            Column("volume_text", "volume", numeric=True),
+            Column("mints", "mints", lambda x: f"{x:,}", numeric=True),
+            Column("burns", "burns", lambda x: f"{x:,}", numeric=True),
+            Column("senders", "senders", lambda x: f"{x:,}", numeric=True),
+            Column("receivers", "receivers", lambda x: f"{x:,}", numeric=True),
+            Column("token_address", "address", mono=True),
+        ],
+    )
+
+
+def _token_name(row: pd.Series) -> str | None:
+    """``'dUSD (Devnet USD)'``: a token's symbol and name where known (None: neither)."""
+    symbol, name = (v if isinstance(v, str) and v.strip() else None for v in (row["symbol"], row["name"]))
+    if symbol and name:
+        return f"{symbol} ({name})"
+    return symbol or name
+
+
+def _listed_tokens(transfers: pa.Table) -> pa.Table:
+    """The rows of ``transfers`` whose token is among the :data:`LISTED_TOKENS` busiest (per
+    shard and address, as :func:`hmyframe.metrics.token_activity` ranks them)."""
+    frame = ds.to_pandas(transfers)
+    if frame.empty:
+        return transfers
+    top = metrics.token_activity(frame).head(LISTED_TOKENS)
+    keys = set(zip(top["shard_id"], top["token_address_hex"], strict=True))
+    keep = [
+        (s, a) in keys
+        for s, a in zip(
+            transfers["shard_id"].to_pylist(), transfers["token_address_hex"].to_pylist(), strict=True
+        )
+    ]
+    return transfers.filter(pa.array(keep, type=pa.bool_()))
 
 
 async def throughput_report_async(
@@ -238,18 +416,28 @@ async def throughput_report_async(
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
     spec = shard_spec(shard)
-    names = ["blocks", "transactions", "staking_transactions"]
+    names = ["blocks", "transactions", "staking_transactions", "receipts", "token_transfers"]
     async with Session(rpc, cache=cache, options=options) as session:
         ids = await shard_ids(session, spec)
         with Progress.make(progress, shard_label("throughput", ids)) as bar:
             # every shard at once, each resolved and cached as if fetched alone
-            _, tables = await fetch_shards(
+            ranges, tables = await fetch_shards(
                 session, names, start, end, ids, progress=bar.update, on_plan=bar.plan
             )
+        # names, symbols and decimals of the tokens the report lists (5 calls per token, cached)
+        shown = _listed_tokens(tables["token_transfers"])
+        tokens = await tokens_of_transfers(session, ranges, shown)
         source = redact_url(session.url)
     joined = {name: ds.to_pandas(tables[name]) for name in names}
     page = render(
-        joined["blocks"], joined["transactions"], joined["staking_transactions"], freq=freq, source=source
+        joined["blocks"],
+        joined["transactions"],
+        joined["staking_transactions"],
+        receipts=joined["receipts"],
+        token_transfers=joined["token_transfers"],
+        tokens=ds.to_pandas(tokens),
+        freq=freq,
+        source=source,
     )
     return write(page, path)
 

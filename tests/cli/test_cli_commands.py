@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from decimal import Decimal
@@ -198,7 +199,11 @@ def test_demo_exports_and_summarises(tmp_path: Path, capsys: pytest.CaptureFixtu
         assert f"{name}:".ljust(12) + f"{path}\n" in stdout
         assert "no network is needed to view or print it" in path.read_text()
     assert "Changes since block 0 (epoch 0)" in (out / "reports" / "staking.html").read_text()
-    assert "shard 1: blocks 200–299" in (out / "reports" / "throughput.html").read_text()
+    throughput = (out / "reports" / "throughput.html").read_text()
+    assert "shard 1: blocks 200–299" in throughput
+    # the demo devnet has token activity: the Fees and Tokens sections have figures
+    assert re.search(r'Fees paid</div><div class="value">[0-9.,]+ <span class="unit">ONE', throughput)
+    assert re.search(r'Token transfers</div><div class="value">[1-9][0-9,]*<', throughput)
 
 
 # --------------------------------------------------------------------------- errors

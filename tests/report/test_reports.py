@@ -66,7 +66,7 @@ def chart_count(path: Path) -> int:
     ("name", "title", "least"),
     [
         ("staking", "Harmony staking report", 13),
-        ("throughput", "Harmony throughput report", 6),
+        ("throughput", "Harmony throughput report", 9),
         ("validator", "Validator report: ", 5),
         ("legacy_staking", "Harmony staking report", 13),
     ],
@@ -135,6 +135,31 @@ def test_throughput_report_counts_the_range(written: Written) -> None:
     count = sum(len(truth.block(shard, n).transactions) for shard in (0, 1) for n in range(900, 1200))
     assert re.search(rf'Transactions</div><div class="value">{count:,}<', text)
     assert "shard 0: blocks 900–1,199; shard 1: blocks 900–1,199" in text
+
+
+def test_throughput_report_has_fees_and_tokens(written: Written) -> None:
+    text = written.throughput.read_text()
+    common = {"rpc": written.net, "cache": False, "options": OPTIONS, "shard": "all"}
+    receipts = hmyframe.receipts(900, 1199, **common)
+    transfers = hmyframe.token_transfers(900, 1199, **common)
+    assert "<h2>Fees</h2>" in text
+    assert "<h2>Tokens</h2>" in text
+    total = sum(int(f) for f in receipts["fee"])  # exact, from the fetched receipts
+    assert f'Fees paid</div><div class="value">{total / 10**18:,.2f} <span class="unit">ONE</span>' in text
+    failed = int((receipts["status"] == False).sum())  # noqa: E712
+    assert f"{failed:,} of {len(receipts):,} transactions" in text
+    assert len(transfers) > 0  # the devnet's default token activity
+    assert re.search(rf'Token transfers</div><div class="value">{len(transfers):,}<', text)
+    payer = receipts.groupby("from_address")["fee"].sum().sort_values(ascending=False).index[0]
+    top = text[text.index("<h3>Top payers</h3>") :]
+    assert top.index(payer) < top.index("</table>")
+    busiest = transfers.groupby(["shard_id", "token_address"]).size().idxmax()
+    listed = text[text.index("<h3>Most active tokens</h3>") :]
+    assert busiest[1] in listed
+    # the listed tokens are named by the tokens dataset, read at the range's last block
+    meta = hmyframe.tokens([busiest[1]], block=1199, shard=int(busiest[0]), rpc=written.net, cache=False)
+    symbol, name = meta["symbol"].iloc[0], meta["name"].iloc[0]
+    assert f"<td>{symbol} ({name})</td>" in listed
 
 
 def test_validator_report_lists_each_epoch(written: Written) -> None:
