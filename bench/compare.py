@@ -27,13 +27,19 @@ blocks/s and rows/s (from the in-process time), peak RSS, and the ratio hmyframe
 contender blocks/s (above 1: hmyframe is faster), from the in-process and from the wall times.
 Also: a full validator snapshot (``hmyframe export validators`` vs pyhmy's paging; the node's
 limiter on ``getAllValidatorInformation*`` off, then on as by default), traces for a
-range (``hmyframe export traces`` vs bare ``trace_block`` calls), and conversion rows/s per
-dataset (``bench/convert.py``). Writes ``bench/RESULTS.md`` (machine, versions, settings, tables)
-and a chart.
+range (``hmyframe export traces`` vs bare ``trace_block`` calls), receipts + logs + token
+transfers of a token-dense devnet (``--token-density``, ``--receipt-blocks``,
+``--receipt-latencies``: ``hmyframe export receipts,logs,token_transfers`` vs ethereum-etl's
+``export_receipts_and_logs`` + ``extract_token_transfers``, and ``hmyframe export logs`` vs
+cryo's ``logs``; rows/s and the ratio per block), and conversion rows/s per dataset
+(``bench/convert.py``). ``--sections`` runs a subset. Writes ``bench/RESULTS.md`` (machine,
+versions, settings, tables) and a chart.
 
     python bench/compare.py                         # the full matrix (long: about an hour)
     python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
+    python bench/compare.py --quick --sections receipts --peers existing --out /tmp/r.md  # < 1 min
+    python bench/compare.py --sections receipts --receipt-blocks 2000 --receipt-latencies 0,100
     python bench/compare.py --prepare-only --only-peers ethereum-etl   # the env tests/peers uses
 """
 
