@@ -29,14 +29,20 @@ blocks/s and rows/s (from the in-process time), peak RSS, and the ratio hmyframe
 contender blocks/s (above 1: hmyframe is faster), from the in-process and from the wall times.
 Also: a full validator snapshot (``hmyframe export validators`` vs pyhmy's paging; the node's
 limiter on ``getAllValidatorInformation*`` off, then on as by default), traces for a
-range (``hmyframe export traces`` vs bare ``trace_block`` calls), and conversion rows/s per
-dataset (``bench/convert.py``). Writes ``bench/RESULTS.md`` (machine, versions, settings, tables)
-and a chart.
+range (``hmyframe export traces`` vs bare ``trace_block`` calls), receipts + logs + token
+transfers of a token-dense devnet (``--token-density``, ``--receipt-blocks``,
+``--receipt-latencies``: ``hmyframe export receipts,logs,token_transfers`` vs ethereum-etl's
+``export_receipts_and_logs`` + ``extract_token_transfers``, and ``hmyframe export logs`` vs
+cryo's ``logs``; rows/s and the ratio per block), and conversion rows/s per dataset
+(``bench/convert.py``). ``--sections`` runs a subset. Writes ``bench/RESULTS.md`` (machine,
+versions, settings, tables) and a chart.
 
     python bench/compare.py                         # the full matrix (long: about an hour)
     python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --activity quiet,devnet,busy
+    python bench/compare.py --quick --sections receipts --peers existing --out /tmp/r.md  # < 1 min
+    python bench/compare.py --sections receipts --receipt-blocks 2000 --receipt-latencies 0,100
     python bench/compare.py --prepare-only --only-peers ethereum-etl   # the env tests/peers uses
 """
 
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import itertools
 import json
 import os
 import platform
@@ -157,6 +164,7 @@ class Run:
     blocks: int
     rows: int
     rss_mb: float
+    parts: dict[str, int] = field(default_factory=dict)  # rows per dataset, where files were counted
 
 
 @dataclass
@@ -167,20 +175,30 @@ class Contender:
     runner: str
     env: Env
     params: dict[str, Any] = field(default_factory=dict)
-    writes: tuple[str, str] | None = None  # (format, dataset): rows are counted from the files written
+    #: (format, datasets, comma-separated): rows are counted from the files written
+    writes: tuple[str, str] | None = None
     url: str | None = None  # where it connects, when not the setting's shard URL
     runs: list[Run] = field(default_factory=list)
     failure: str | None = None
 
 
+def rows_by_dataset(folder: Path, writes: tuple[str, str]) -> dict[str, int]:
+    """Rows of each of ``writes``' datasets in the files a contender wrote (hmyframe:
+    ``<dataset>__*.parquet``; cryo: ``*__<dataset>__*.parquet``; ethereum-etl: ``<dataset>.csv``)."""
+    fmt, datasets = writes
+    out = {}
+    for dataset in datasets.split(","):
+        if fmt == "csv":
+            out[dataset] = sum(pa_csv.read_csv(path).num_rows for path in folder.rglob(f"{dataset}.csv"))
+        else:
+            paths = {*folder.rglob(f"{dataset}__*.parquet"), *folder.rglob(f"*__{dataset}__*.parquet")}
+            out[dataset] = sum(pq.read_metadata(path).num_rows for path in paths)
+    return out
+
+
 def count_rows(folder: Path, writes: tuple[str, str]) -> int:
-    """Rows of ``dataset`` in the files a contender wrote (hmyframe: ``<dataset>__*.parquet``;
-    cryo: ``*__<dataset>__*.parquet``; ethereum-etl: ``<dataset>.csv``)."""
-    fmt, dataset = writes
-    if fmt == "csv":
-        return sum(pa_csv.read_csv(path).num_rows for path in folder.rglob(f"{dataset}.csv"))
-    paths = {*folder.rglob(f"{dataset}__*.parquet"), *folder.rglob(f"*__{dataset}__*.parquet")}
-    return sum(pq.read_metadata(path).num_rows for path in paths)
+    """Rows of all of ``writes``' datasets in the files a contender wrote (see :func:`rows_by_dataset`)."""
+    return sum(rows_by_dataset(folder, writes).values())
 
 
 def run_once(contender: Contender, url: str, timeout: float) -> None:
@@ -206,17 +224,20 @@ def run_once(contender: Contender, url: str, timeout: float) -> None:
             last = (done.stderr.strip().splitlines() or ["(no error output)"])[-1].strip()
             contender.failure = f"exit {done.returncode}: {last[:300]}"  # the exception's line
             return
+        parts: dict[str, int] = {}
         try:
             report = json.loads(done.stdout.strip().splitlines()[-1])
             if report["rows"] is not None:
                 rows = report["rows"]
             else:
                 assert contender.writes is not None, contender.label
-                rows = count_rows(Path(out), contender.writes)
+                parts = rows_by_dataset(Path(out), contender.writes)
+                rows = sum(parts.values())
         except (ValueError, IndexError, KeyError, OSError) as exc:  # no report, or unreadable files
             contender.failure = f"no usable report: {type(exc).__name__}: {str(exc)[:200]}"
             return
-        contender.runs.append(Run(wall, report["seconds"], report["blocks"], rows, report["rss_mb"]))
+        run = Run(wall, report["seconds"], report["blocks"], rows, report["rss_mb"], parts)
+        contender.runs.append(run)
 
 
 def compile_package() -> None:
@@ -263,6 +284,7 @@ class Summary:
     rows_per_s: float
     rss_mb: float
     runs: int
+    parts: dict[str, int] = field(default_factory=dict)
 
 
 def summarize(contender: Contender) -> Summary | None:
@@ -283,6 +305,7 @@ def summarize(contender: Contender) -> Summary | None:
         rows / seconds,
         med(r.rss_mb for r in runs),
         len(runs),
+        runs[0].parts,
     )
 
 
@@ -354,6 +377,9 @@ def cryo_blocks(args: argparse.Namespace, setting: Setting) -> int:
 
 
 TXS_PARQUET = ("parquet", "transactions")
+#: The parts of a run (``--sections``): the export matrix, validators and traces, the receipts
+#: setting, conversion rates.
+SECTIONS = ("export", "extras", "receipts", "conversion")
 
 
 def matrix_contenders(
@@ -391,6 +417,7 @@ class Section:
     summaries: list[Summary]
     failures: dict[str, str]
     baseline: str = "hmyframe"
+    notes: list[str] = field(default_factory=list)  # lines printed under the table
 
 
 def run_setting(
@@ -407,10 +434,10 @@ def run_setting(
     return _section(setting.label, contenders)
 
 
-def _section(title: str, contenders: Sequence[Contender]) -> Section:
+def _section(title: str, contenders: Sequence[Contender], baseline: str = "hmyframe") -> Section:
     summaries = [s for s in (summarize(c) for c in contenders) if s is not None]
     failures = {c.label: c.failure for c in contenders if c.failure}
-    return Section(title, summaries, failures)
+    return Section(title, summaries, failures, baseline)
 
 
 def validator_contenders(own: Env, peers: dict[str, Env]) -> list[Contender]:
@@ -459,6 +486,85 @@ def run_extras(args: argparse.Namespace, start: int, own: Env, peers: dict[str, 
     )
     sections.append(_section(title, limited))
     sections.append(_section(f"traces for {args.trace_blocks} blocks (trace_block, 8 in flight)", traces))
+    return sections
+
+
+#: What the receipts setting's full contenders write: every receipt, log and token transfer.
+RECEIPT_DATASETS = "receipts,logs,token_transfers"
+#: The receipts setting's baselines: hmyframe writing receipts, logs and token transfers; and logs alone.
+HMY_RECEIPTS, HMY_LOGS = "hmyframe receipts+logs", "hmyframe logs"
+
+
+def write_eth_hashes(url: str, start: int, end: int, path: Path) -> int:
+    """Write the Ethereum hashes of the plain transactions of blocks ``start..end`` (those the
+    node's ``eth_getTransactionReceipt`` answers), one a line, to ``path``; return how many."""
+    table = hmyframe.transactions(start, end, rpc=url, cache=False, output="arrow")
+    hashes = table.column("eth_hash").to_pylist()
+    path.write_text("".join(f"{h}\n" for h in hashes))
+    return len(hashes)
+
+
+def receipt_contenders(
+    span: dict[str, int], own: Env, peers: dict[str, Env], hashes: Path | None
+) -> tuple[list[Contender], list[Contender]]:
+    """The receipts setting's two comparisons: (receipts + logs + token transfers, logs alone)."""
+    full = [
+        Contender(
+            HMY_RECEIPTS,
+            "hmyframe",
+            own,
+            {**span, "datasets": RECEIPT_DATASETS},
+            ("parquet", RECEIPT_DATASETS),
+        )
+    ]
+    logs = [Contender(HMY_LOGS, "hmyframe", own, {**span, "datasets": "logs"}, ("parquet", "logs"))]
+    if "ethereum-etl" in peers:
+        etl, writes = peers["ethereum-etl"], ("csv", RECEIPT_DATASETS)
+        full.append(Contender("ethereum-etl receipts+logs", "ethereum_etl_receipts", etl, dict(span), writes))
+        if hashes is not None:
+            given = {**span, "hashes": str(hashes)}
+            full.append(Contender("ethereum-etl, hashes given", "ethereum_etl_receipts", etl, given, writes))
+    if "cryo" in peers:
+        logs.append(
+            Contender("cryo logs", "cryo", peers["cryo"], {**span, "datasets": ["logs"]}, ("parquet", "logs"))
+        )
+    return full, logs
+
+
+def run_receipts(args: argparse.Namespace, start: int, own: Env, peers: dict[str, Env]) -> list[Section]:
+    """Receipts, logs and token transfers of ``--receipt-blocks`` blocks of a token-dense devnet
+    (``--token-density``), per activity profile of ``--activity`` and latency of
+    ``--receipt-latencies``: hmyframe against ethereum-etl's
+    chain of commands (from the block range, and from a given list of transaction hashes); then
+    ``logs`` alone against cryo's ``logs`` (``eth_getLogs``)."""
+    sections = []
+    end = start + args.receipt_blocks - 1
+    span = {"start": start, "end": end}
+    for activity, latency in itertools.product(_names(args.activity), _floats(args.receipt_latencies)):
+        devnet = ["--shards", "1", "--blocks", str(end + 1), "--seed", str(args.seed)]
+        devnet += ["--no-validator-rate-limit", "--activity", activity]
+        devnet += ["--token-density", f"{args.token_density:g}", "--latency-ms", f"{latency:g}"]
+        where = (
+            f"{args.receipt_blocks} blocks (activity {activity}, token density {args.token_density:g} "
+            f"token transactions a block), latency {latency:g} ms"
+        )
+        print(f"\nreceipts, logs and token transfers: {where}", flush=True)
+        with (
+            devnet_process(*devnet) as (urls, _),
+            tempfile.TemporaryDirectory(prefix="hmyframe-hashes-") as tmp,
+        ):
+            hashes = None
+            if "ethereum-etl" in peers:
+                hashes = Path(tmp) / "transaction_hashes.txt"
+                write_eth_hashes(urls[0], start, end, hashes)  # also makes the devnet generate the blocks
+            full, logs = receipt_contenders(span, own, peers, hashes)
+            # one untimed export first, so that no contender of round 1 pays for the devnet's
+            # generation of the blocks and their token activity
+            run_once(replace(full[0], runs=[]), urls[0], args.timeout)
+            run_alternating(full, urls[0], args.runs, args.timeout)
+            run_alternating(logs, urls[0], args.runs, args.timeout)
+        sections.append(_section(f"receipts + logs + token transfers, {where}", full, HMY_RECEIPTS))
+        sections.append(_section(f"logs, {where}", logs, HMY_LOGS))
     return sections
 
 
@@ -534,7 +640,14 @@ def table(section: Section) -> list[str]:
         )
     for label, why in section.failures.items():
         lines.append(f"| {label} | failed: {why.replace('|', '/')} | | | | | | | | |")
-    return [*lines, ""]
+    lines.append("")
+    split = [s for s in section.summaries if len(s.parts) > 1]
+    if split:
+        by = "; ".join(f"{s.label}: " + ", ".join(f"{n} {r:,}" for n, r in s.parts.items()) for s in split)
+        lines += [f"Rows by dataset: {by}.", ""]
+    for note in section.notes:
+        lines += [note, ""]
+    return lines
 
 
 def _ratio(base: Summary | None, s: Summary, *, wall: bool) -> str:
@@ -597,6 +710,29 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
     plt.close(fig)
 
 
+def receipts_preamble(args: argparse.Namespace) -> list[str]:
+    """What the receipts setting's tables compare, and the row counts that differ by design."""
+    return [
+        f"Blocks {args.start}..{args.start + args.receipt_blocks - 1} of a devnet shard (per "
+        f"activity profile of `--activity {args.activity}`) with "
+        f"`--token-density {args.token_density:g}` (HRC-20/721/1155 mints, transfers, burns and "
+        "failed transfers on top of the usual transactions), seed "
+        f"{args.seed}. `{HMY_RECEIPTS}`: `hmyframe export {RECEIPT_DATASETS}` (getBlockReceipts "
+        "per block with transactions, `hmy_getLogs` over the range; the blocks it checks them "
+        "against are fetched and written too). `ethereum-etl receipts+logs`: "
+        "`export_blocks_and_transactions` (for the hashes), `extract_csv_column`, "
+        "`export_receipts_and_logs` (batches of 100 `eth_getTransactionReceipt`, 5 threads) and "
+        "`extract_token_transfers`, in one process; `ethereum-etl, hashes given`: the last two "
+        "only, from a list of the range's transaction hashes made before the run. "
+        f"`{HMY_LOGS}`: `hmyframe export logs`; `cryo logs`: `cryo.freeze(['logs'])` "
+        "(`eth_getLogs`). Ratios are per block (every contender has the same blocks); rows/s "
+        "counts each contender's own rows, which differ by design: hmyframe has a receipt for "
+        "every staking transaction too (the node's `eth_getTransactionReceipt` answers null for "
+        "them) and HRC-1155 TransferSingle/TransferBatch rows among its token transfers "
+        "(ethereum-etl reads ERC-20/721 `Transfer` only).",
+    ]
+
+
 def write_report(
     path: Path,
     chart_path: Path | None,
@@ -607,6 +743,7 @@ def write_report(
     missing: dict[str, str],
     matrix: Sequence[tuple[Setting, Section]],
     extras: Sequence[Section],
+    receipts: Sequence[Section],
     conversion: Sequence[tuple[str, int, float, float]],
     elapsed: float,
 ) -> None:
@@ -639,15 +776,20 @@ def write_report(
         *machine(),
         *versions(own, peers, missing),
         "",
-        "## Export of blocks + transactions",
-        "",
     ]
+    if matrix:
+        lines += ["## Export of blocks + transactions", ""]
     if chart_path is not None:
         lines += [f"![blocks/s by contender and setting]({chart_path.name})", ""]
     for _, section in matrix:
         lines += table(section)
-    lines += ["## Validators and traces", ""]
+    if extras:
+        lines += ["## Validators and traces", ""]
     for section in extras:
+        lines += table(section)
+    if receipts:
+        lines += ["## Receipts, logs and token transfers", "", *receipts_preamble(args), ""]
+    for section in receipts:
         lines += table(section)
     if conversion:
         lines += [
@@ -664,6 +806,10 @@ def write_report(
 # --------------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------------
+
+
+def _names(text: str) -> list[str]:
+    return [x for x in text.split(",") if x]
 
 
 def _floats(text: str) -> list[float]:
@@ -698,7 +844,8 @@ def main() -> int:
     parser.add_argument(
         "--activity",
         default="devnet",
-        help="devnet activity profiles of the export settings, comma-separated among quiet,devnet,busy "
+        help="devnet activity profiles of the export and receipts settings, comma-separated among "
+        "quiet,devnet,busy "
         "(default devnet; issue 17 reports all three)",
     )
     parser.add_argument("--peers", choices=("install", "existing", "none"), default="install")
@@ -717,6 +864,26 @@ def main() -> int:
     parser.add_argument("--trace-blocks", type=int, default=500)
     parser.add_argument("--convert-blocks", type=int, default=200)
     parser.add_argument("--convert-repeat", type=int, default=5)
+    parser.add_argument(
+        "--receipt-blocks",
+        type=int,
+        default=2000,
+        help="slice length of the receipts, logs and token transfers setting (default 2000)",
+    )
+    parser.add_argument(
+        "--receipt-latencies", default="0,100", help="ms, comma-separated, of the receipts setting"
+    )
+    parser.add_argument(
+        "--token-density",
+        type=float,
+        default=10.0,
+        help="the receipts setting's devnet: token transactions a block (default 10; the devnet's own 0.5)",
+    )
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help=f"what to run, comma-separated among {','.join(SECTIONS)} (default all)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run before giving up")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
@@ -742,6 +909,10 @@ def main() -> int:
         args.busy_blocks = min(args.busy_blocks, 40)
         args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
         args.validators, args.trace_blocks, args.convert_blocks, args.convert_repeat = 120, 20, 10, 1
+        args.receipt_blocks, args.receipt_latencies = 40, "0"
+    sections = {x for x in args.sections.split(",") if x}
+    if not sections or sections - set(SECTIONS):
+        parser.error(f"--sections takes {', '.join(SECTIONS)} (comma-separated), got {args.sections!r}")
     chart_path = args.chart or args.out.with_name("compare.png")
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
@@ -751,7 +922,7 @@ def main() -> int:
     for peer, why in missing.items():
         print(f"{peer}: {why}; continuing without it", flush=True)
     start = args.start
-    activities = [a for a in args.activity.split(",") if a]
+    activities = _names(args.activity)
     unknown = sorted(set(activities) - {"quiet", "devnet", "busy"})
     if unknown or not activities:
         parser.error(f"--activity takes quiet, devnet, busy (comma-separated), got {args.activity!r}")
@@ -762,13 +933,15 @@ def main() -> int:
         for cost in _floats(args.block_costs)
         for latency in _floats(args.latencies)
     ]
-    matrix = [(s, run_setting(args, s, start, own, peers)) for s in settings]
-    extras = run_extras(args, start, own, peers)
-    conversion = conversion_rates(args)
-    chart(matrix, chart_path)
+    matrix = [(s, run_setting(args, s, start, own, peers)) for s in settings] if "export" in sections else []
+    extras = run_extras(args, start, own, peers) if "extras" in sections else []
+    receipts = run_receipts(args, start, own, peers) if "receipts" in sections else []
+    conversion = conversion_rates(args) if "conversion" in sections else []
+    if matrix:
+        chart(matrix, chart_path)
     write_report(
         args.out,
-        chart_path,
+        chart_path if matrix else None,
         args,
         start,
         own,
@@ -776,10 +949,11 @@ def main() -> int:
         missing,
         matrix,
         extras,
+        receipts,
         conversion,
         time.perf_counter() - began,
     )
-    print(f"\nwrote {args.out} and {chart_path}")
+    print(f"\nwrote {args.out}" + (f" and {chart_path}" if matrix else ""))
     return 0
 
 

@@ -114,6 +114,53 @@ def test_compare_quick_run_writes_a_consistent_report(launched, report_path):
     assert "failed:" not in report
 
 
+def _table_rows(text: str) -> dict[str, int]:
+    """Rows per contender of the report tables in ``text`` (the 6th cell of a 10-cell line)."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 10 and re.fullmatch(r"[\d,]+", cells[5]):
+            rows[cells[0]] = int(cells[5].replace(",", ""))
+    return rows
+
+
+def _rows_by_dataset(text: str) -> dict[str, dict[str, int]]:
+    """The ``Rows by dataset:`` line under a table: contender -> dataset -> rows."""
+    line = next(x for x in text.splitlines() if x.startswith("Rows by dataset: "))
+    out = {}
+    for part in line.removeprefix("Rows by dataset: ").rstrip(".").split("; "):
+        label, counts = part.split(": ")
+        out[label] = {n: int(r.replace(",", "")) for n, r in (c.split(" ") for c in counts.split(", "))}
+    return out
+
+
+def test_compare_quick_run_reports_receipts_and_logs(launched, report_path):
+    """The receipts setting: hmyframe's receipts, logs and token transfers counted per dataset,
+    its logs alone equal to the logs it exported with the receipts; and whichever peers are
+    installed saw the same logs, ethereum-etl fewer receipts (no staking receipts on ``eth_``)
+    and no more token transfers (no HRC-1155), the same from the block range as from the hashes."""
+    finish(launched["compare.py"], "compare.py")
+    report = report_path.read_text()
+    receipts = report.split("## Receipts, logs and token transfers", 1)[1].split("\n## ", 1)[0]
+    full, logs_only = receipts.split("**logs, ", 1)
+    rows, parts = _table_rows(full), _rows_by_dataset(full)
+    ours = parts["hmyframe receipts+logs"]
+    assert set(ours) == {"receipts", "logs", "token_transfers"}
+    assert min(ours.values()) > 0
+    assert rows["hmyframe receipts+logs"] == sum(ours.values())
+    logs = _table_rows(logs_only)
+    assert logs["hmyframe logs"] == ours["logs"]
+    for etl in ("ethereum-etl receipts+logs", "ethereum-etl, hashes given"):
+        if etl in parts:
+            assert parts[etl]["logs"] == ours["logs"], etl
+            assert 0 < parts[etl]["receipts"] < ours["receipts"], etl
+            assert 0 < parts[etl]["token_transfers"] <= ours["token_transfers"], etl
+            assert parts[etl] == parts["ethereum-etl receipts+logs"]
+    if "cryo logs" in logs:
+        assert logs["cryo logs"] == ours["logs"]
+    assert "failed:" not in receipts
+
+
 def test_convert_against_another_checkout_prints_ratios():
     """``--against`` run with this checkout as its own baseline: both workers import their
     side, and every requested dataset gets a row with equal row counts and a ratio."""
