@@ -15,7 +15,9 @@ conversion needs and how far behind the head its blocks are complete.
    source fills with that detail (one fetch of full blocks makes blocks, transactions and
    staking transactions). A dataset whose conversion needs another one's table of the same
    blocks (:attr:`~hmyframe.datasets.sources.Fill.needs`) gets it from the cache, or has it
-   built first in the same chunk.
+   built in the same chunk: every source's calls go out at once (traces with their blocks),
+   and a piece is converted once the tables it needs are built (dependency order); only a
+   source that plans from those tables (receipts, by the blocks' hashes) sends its calls after.
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
    (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
@@ -59,10 +61,11 @@ from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     ChunkJob,
     PieceJob,
+    assemble_chunk,
     convert_piece,
     converter_for,
-    finish_chunk,
     get_dataset,
+    write_chunk,
 )
 from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
 
@@ -161,14 +164,40 @@ class _RangeFetch:
                     )
                 else:
                     build[need] = None  # built first, in this chunk
-        needs = {n for name in build for n in sources.fill_of(name).needs}
-        for source, names in _in_order(build):
-            tables = await self.run_source(source, names, start, end, needed)
+        # every source's calls go out at once; a source whose conversion needs another's table
+        # of this chunk waits for it (converted in dependency order), and so does its plan when
+        # the plan takes its params from that table
+        loop = asyncio.get_running_loop()
+        made: dict[str, asyncio.Future[pa.Table]] = {
+            n: loop.create_future() for name in build for n in sources.fill_of(name).needs if n not in needed
+        }
+
+        def built(tables: Mapping[str, pa.Table]) -> None:
+            for name, table in tables.items():
+                if name in made and not made[name].done():
+                    made[name].set_result(table)
+
+        failures: list[BaseException] = []
+
+        async def one(source: RangeSource, names: list[str]) -> None:
+            pending = {n: made[n] for name in names for n in sources.fill_of(name).needs if n in made}
+            try:
+                tables = await self.run_source(source, names, start, end, needed, pending, built)
+            except Exception as error:  # noqa: BLE001 (any failure must release those waiting)
+                failures.append(error)
+                for name in source.fills:  # the sources waiting for these tables fail too
+                    if name in made and not made[name].done():
+                        made[name].set_exception(error)
+                        made[name].exception()  # (retrieved: waiting sources re-raise it)
+                return
             for name, table in tables.items():
                 if name in self.memory and cache is None:
                     self.memory[name].append((start, table))
-                if name in needs:
-                    needed[name] = table
+
+        # a source that fails costs no other: what the others built is kept (written)
+        await asyncio.gather(*(one(source, names) for source, names in _in_order(build)))
+        if failures:
+            raise failures[0]
         if self.progress is not None:
             self.progress(end - start + 1)
 
@@ -179,9 +208,20 @@ class _RangeFetch:
         start: int,
         end: int,
         needed: Mapping[str, pa.Table],
+        pending: Mapping[str, asyncio.Future[pa.Table]],
+        built: Callable[[Mapping[str, pa.Table]], None],
     ) -> dict[str, pa.Table]:
-        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives."""
+        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives.
+
+        ``needed`` holds the tables its datasets need that are at hand (read from the cache);
+        ``pending`` those still being built in this chunk by other sources: the calls go out
+        at once (unless the source plans from its needed tables), each piece's conversion
+        waits for them. ``built`` is given the chunk's checked tables before they are written.
+        """
         session = self.session
+        if pending and source.plans_from_needed:
+            needed = {**needed, **{n: await table for n, table in pending.items()}}
+            pending = {}
         options = session.options
         state = self.states.setdefault(source.name, {})
         detail = frozenset().union(*(source.fills[n].detail for n in names))
@@ -201,6 +241,9 @@ class _RangeFetch:
 
             async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
                 payloads = await self._piece(piece)
+                have = request.needed
+                if pending:
+                    have = {**have, **{n: await table for n, table in pending.items()}}
                 answers = Answers(
                     shard=self.shard,
                     first=piece.first,
@@ -210,7 +253,7 @@ class _RangeFetch:
                     builds=builds,
                     calls=piece.calls,
                     payloads=payloads,
-                    needed={n: rows_between(t, piece.first, piece.last) for n, t in needed.items()},
+                    needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
                     endpoint=endpoint,
                 )
                 tables: dict[str, pa.Table] = await self._run(
@@ -250,8 +293,10 @@ class _RangeFetch:
                 cache=session.cache,
                 chain_id=self.chain_id,
             )
-            finished: dict[str, pa.Table] = await self._run(self.writer, finish_chunk, job)
-            return finished
+            tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
+            built(tables)  # others' conversions wait for these, not for their writing
+            await self._run(self.writer, write_chunk, job, tables)
+            return tables
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:

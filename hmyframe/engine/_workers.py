@@ -35,10 +35,12 @@ __all__ = [
     "CONVERT_THREADS",
     "ChunkJob",
     "PieceJob",
+    "assemble_chunk",
     "convert_piece",
     "converter_for",
     "finish_chunk",
     "get_dataset",
+    "write_chunk",
 ]
 
 #: Conversion threads of one fetch (per shard). Conversion holds the interpreter lock for most
@@ -141,13 +143,25 @@ class ChunkJob:
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
-    """Put a chunk's pieces together, check the tables and write them (in a conversion thread).
+    """Put a chunk's pieces together, check the tables and write them (in the writer thread).
+
+    :func:`assemble_chunk`, then :func:`write_chunk`.
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        Every dataset's table of the chunk.
+    """
+    tables = assemble_chunk(job)
+    write_chunk(job, tables)
+    return tables
+
+
+def assemble_chunk(job: ChunkJob) -> dict[str, pa.Table]:
+    """Put a chunk's pieces together and check the tables (nothing written yet).
 
     Each dataset's pieces are concatenated in block order and checked (rows only of the
-    chunk's blocks; each block exactly once for a one-row-per-block dataset); then every table
-    is written to the cache for the blocks it lacks (so cache files never overlap, also when
-    part of the chunk was cached by an earlier, narrower fetch). Nothing is written unless
-    every table passed.
+    chunk's blocks; each block exactly once for a one-row-per-block dataset).
 
     Returns
     -------
@@ -163,6 +177,16 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
         if name in job.per_block:
             _check_blocks(table, job.first, job.last, name, job.shard)
         tables[name] = table
+    return tables
+
+
+def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
+    """Write a chunk's checked tables (:func:`assemble_chunk`) to the cache, if any.
+
+    Every table is written for the blocks the cache lacks (so cache files never overlap, also
+    when part of the chunk was cached by an earlier, narrower fetch); call it only once every
+    table of the chunk passed its checks.
+    """
     cache = job.cache
     if cache is not None:
         for name, table in tables.items():
@@ -170,7 +194,6 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
                 cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
-    return tables
 
 
 def _warm() -> None:
