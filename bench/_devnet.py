@@ -61,8 +61,20 @@ def devnet_process(*args: str) -> Iterator[tuple[list[str], list[str]]]:
 
 
 @contextmanager
-def one_shard_devnet(blocks: int, seed: int = 0) -> Iterator[str]:
-    """The devnet every benchmark uses: one shard of ``blocks`` blocks, validator limiter off; yields its URL."""
-    args = ("--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit")
+def one_shard_devnet(blocks: int, seed: int = 0, extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """The devnet every benchmark uses: one shard of ``blocks`` blocks, validator limiter off; yields its URL.
+
+    ``extra``: more ``hmyframe devnet`` arguments (``("--activity", "busy")``).
+    """
+    args = (
+        "--shards",
+        "1",
+        "--blocks",
+        str(blocks),
+        "--seed",
+        str(seed),
+        "--no-validator-rate-limit",
+        *extra,
+    )
     with devnet_process(*args) as (urls, _):
         yield urls[0]

@@ -86,6 +86,10 @@ __all__ = [
 
 ProgressFn = Callable[[int], None]
 
+#: Pieces fetched beyond ``max_in_flight`` before earlier ones are converted (per shard):
+#: enough to keep requests going out while the converter catches up, not every chunk's answers.
+PIECES_AHEAD = 2
+
 
 def split_aligned(gaps: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
     """Cut inclusive block ranges at multiples of ``size``.
@@ -130,6 +134,9 @@ class _RangeFetch:
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
+        # answers fetched and not yet converted: the network outruns one converter, and every
+        # chunk in flight piling up its raw answers was the peak of a long export's memory
+        self.in_hand = asyncio.Semaphore(session.options.max_in_flight + PIECES_AHEAD)
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
@@ -240,10 +247,17 @@ class _RangeFetch:
             )
 
             async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
-                payloads = await self._piece(piece)
-                have = request.needed
-                if pending:
-                    have = {**have, **{n: await table for n, table in pending.items()}}
+                if pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
+                    payloads = await self._piece(piece)
+                    have = {**request.needed, **{n: await table for n, table in pending.items()}}
+                    return await convert(piece, payloads, have, request)
+                async with self.in_hand:
+                    payloads = await self._piece(piece)
+                    return await convert(piece, payloads, request.needed, request)
+
+            async def convert(
+                piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
+            ) -> dict[str, pa.Table]:
                 answers = Answers(
                     shard=self.shard,
                     first=piece.first,

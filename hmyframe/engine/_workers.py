@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hmyframe._lazy import lazy_module
+from hmyframe._lazy import arrow_system_allocator, lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import Answers
@@ -198,6 +198,7 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
 
 def _warm() -> None:
     """Runs first in each conversion worker process: the transforms' imports (pyarrow, the datasets)."""
+    arrow_system_allocator()
     for source in sources.RANGE_SOURCES.values():
         _transform(source.transform)
 
