@@ -203,13 +203,28 @@ def _warm() -> None:
         _transform(source.transform)
 
 
+def _context() -> Any:
+    """Workers forked from a fork server that has imported what converting needs.
+
+    The fork server is a fresh interpreter (it inherits none of this process's threads,
+    pyarrow's pools included, so forking from it is safe); it imports pyarrow and the datasets
+    once, and each worker is a fork of it, so N workers pay those imports once, not N times.
+    Where there is no fork server (not POSIX), each worker is spawned and imports them itself.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(
+        [__name__, *(s.transform.partition(":")[0] for s in sources.RANGE_SOURCES.values())]
+    )
+    return context
+
+
 def converter_for(session: Session) -> concurrent.futures.Executor:
     """Where a fetch's pieces are converted (see :mod:`hmyframe.engine._ranges`, point 4)."""
     processes = session.options.convert_processes
     if processes:
-        pool = concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
-        )
+        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=_context(), initializer=_warm)
         pool.submit(int)  # start the workers now, while the first requests are in flight
         return pool
     return concurrent.futures.ThreadPoolExecutor(CONVERT_THREADS, thread_name_prefix="hmyframe-convert")
