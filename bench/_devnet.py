@@ -61,20 +61,10 @@ def devnet_process(*args: str) -> Iterator[tuple[list[str], list[str]]]:
 
 
 @contextmanager
-def one_shard_devnet(blocks: int, seed: int = 0, extra: tuple[str, ...] = ()) -> Iterator[str]:
-    """The devnet every benchmark uses: one shard of ``blocks`` blocks, validator limiter off; yields its URL.
-
-    ``extra``: more ``hmyframe devnet`` arguments (``("--activity", "busy")``).
-    """
-    args = (
-        "--shards",
-        "1",
-        "--blocks",
-        str(blocks),
-        "--seed",
-        str(seed),
-        "--no-validator-rate-limit",
-        *extra,
-    )
+def one_shard_devnet(blocks: int, seed: int = 0, activity: str = "devnet") -> Iterator[str]:
+    """The devnet every benchmark uses: one shard of ``blocks`` blocks, validator limiter off,
+    blocks as busy as ``activity`` (``quiet``, ``devnet`` or ``busy``); yields its URL."""
+    args = ("--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit")
+    args += ("--activity", activity)
     with devnet_process(*args) as (urls, _):
         yield urls[0]

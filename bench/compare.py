@@ -1,12 +1,14 @@
 """hmyframe against its peers, side by side, on the same devnet slice.
 
 Installs the peers from PyPI, each into its own virtual environment under ``build/peers/``
-(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.10.0`` and
+(never into hmyframe's): ``pyhmy``, ``ethereum-etl`` (with ``parsimonious==0.9.0`` and
 ``regex``, without which it does not import on Python 3.11) and ``cryo`` (whose wheel has no
 ``cryo`` command; its Python ``cryo.freeze`` is used). Then, for every setting of latency x node
-rate limit x per-block server cost, it serves one shard with ``hmyframe devnet`` in its own
-process and runs each contender, each in its own process, on the same slice of blocks with
-transactions, the contenders alternating from run to run:
+rate limit x per-block server cost x devnet activity profile (``--activity``: ``quiet``, mostly
+0-3 transactions a block; ``devnet``, the default, about 13; ``busy``, 100+), it serves one
+shard with ``hmyframe devnet`` in its own process and runs each contender, each in its own
+process, on the same slice of blocks with transactions, the contenders alternating from run to
+run:
 
 * ``hmyframe``: ``hmyframe export blocks,transactions`` (8 requests in flight, 100 blocks per
   ``hmyv2_getBlocks``), writing Parquet;
@@ -34,6 +36,8 @@ and a chart.
     python bench/compare.py                         # the full matrix (long: about an hour)
     python bench/compare.py --quick --peers existing --out /tmp/r.md   # tiny slice, one setting
     python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --runs 3
+    python bench/compare.py --latencies 0,100 --rate-limits off --block-costs 0 --activity quiet,devnet,busy
+    python bench/compare.py --prepare-only --only-peers ethereum-etl   # the env tests/peers uses
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ RUNNER = BENCH / "_contenders.py"
 PEERS: dict[str, tuple[list[list[str]], str, str]] = {
     "pyhmy": ([["pyhmy"]], "pyhmy", "pyhmy"),
     "ethereum-etl": (
-        [["ethereum-etl"], ["--no-deps", "parsimonious==0.10.0"], ["regex"]],
+        [["ethereum-etl"], ["--no-deps", "parsimonious==0.9.0"], ["regex"]],
         "ethereum-etl",
         "ethereumetl.cli",
     ),
@@ -280,15 +284,20 @@ class Setting:
     latency_ms: float
     rate_limit: int | None
     block_cost_ms: float
+    activity: str = "devnet"
 
     @property
     def label(self) -> str:
         limit = f"{self.rate_limit}/s" if self.rate_limit else "off"
-        return f"latency {self.latency_ms:g} ms, rate limit {limit}, block cost {self.block_cost_ms:g} ms"
+        return (
+            f"latency {self.latency_ms:g} ms, rate limit {limit}, block cost {self.block_cost_ms:g} ms, "
+            f"activity {self.activity}"
+        )
 
     def devnet_args(self, blocks: int, seed: int) -> list[str]:
         args = ["--shards", "1", "--blocks", str(blocks), "--seed", str(seed), "--no-validator-rate-limit"]
         args += ["--latency-ms", str(self.latency_ms), "--block-cost-ms", str(self.block_cost_ms)]
+        args += ["--activity", self.activity]
         if self.rate_limit:
             args += ["--rpc-rate-limit", str(self.rate_limit)]
         return args
@@ -525,11 +534,19 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = sorted({(s.rate_limit or 0, s.block_cost_ms) for s, _ in sections})
+    order = {"quiet": 0, "devnet": 1, "busy": 2}
+    panels = sorted(
+        {(s.rate_limit or 0, s.block_cost_ms, s.activity) for s, _ in sections},
+        key=lambda p: (order.get(p[2], 3), p[0], p[1]),
+    )
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
-    for ax, (limit, cost) in zip(axes[0], panels, strict=True):
+    for ax, (limit, cost, activity) in zip(axes[0], panels, strict=True):
         chosen = sorted(
-            ((s, sec) for s, sec in sections if (s.rate_limit or 0) == limit and s.block_cost_ms == cost),
+            (
+                (s, sec)
+                for s, sec in sections
+                if (s.rate_limit or 0) == limit and s.block_cost_ms == cost and s.activity == activity
+            ),
             key=lambda item: item[0].latency_ms,
         )
         labels = sorted({x.label for _, sec in chosen for x in sec.summaries})
@@ -548,7 +565,9 @@ def chart(sections: Sequence[tuple[Setting, Section]], path: Path) -> None:
         ax.set_xticks(sorted({s.latency_ms for s, _ in chosen}))
         ax.set_yscale("log")
         ax.set_xlabel("added latency per request (ms)")
-        ax.set_title(f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms", fontsize=10)
+        ax.set_title(
+            f"rate limit {f'{limit}/s' if limit else 'off'}, block cost {cost:g} ms, {activity}", fontsize=10
+        )
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("blocks/s (in-process, median)")
     axes[0][-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -649,6 +668,12 @@ def main() -> int:
     parser.add_argument("--latencies", default="0,20,100,300", help="ms, comma-separated")
     parser.add_argument("--rate-limits", default="off,1000", help="node rate limits (req/s or off)")
     parser.add_argument("--block-costs", default="0,2", help="per-block server cost, ms")
+    parser.add_argument(
+        "--activity",
+        default="devnet",
+        help="devnet activity profiles of the export settings, comma-separated among quiet,devnet,busy "
+        "(default devnet; issue 17 reports all three)",
+    )
     parser.add_argument("--peers", choices=("install", "existing", "none"), default="install")
     parser.add_argument("--peers-dir", type=Path, default=ROOT / "build" / "peers")
     parser.add_argument("--only-peers", default="pyhmy,ethereum-etl,cryo")
@@ -670,7 +695,21 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--chart", type=Path, default=None, help="PNG path (default: next to --out)")
     parser.add_argument("--quick", action="store_true", help="tiny slice, one setting, one run (smoke test)")
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="install the peers' environments (--only-peers) and exit (tests/peers uses them)",
+    )
     args = parser.parse_args()
+    if args.prepare_only:
+        peers, missing = prepare_peers(
+            "install", args.peers_dir, [p for p in args.only_peers.split(",") if p]
+        )
+        for peer, env in peers.items():
+            print(f"{peer} {env.version}: {env.python}")
+        for peer, why in missing.items():
+            print(f"{peer}: {why}")
+        return 1 if missing else 0
     if args.quick:
         args.blocks, args.runs, args.loop_seconds, args.cryo_seconds = 40, 1, 1.0, 1.0
         args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
@@ -684,8 +723,13 @@ def main() -> int:
     for peer, why in missing.items():
         print(f"{peer}: {why}; continuing without it", flush=True)
     start = args.start
+    activities = [a for a in args.activity.split(",") if a]
+    unknown = sorted(set(activities) - {"quiet", "devnet", "busy"})
+    if unknown or not activities:
+        parser.error(f"--activity takes quiet, devnet, busy (comma-separated), got {args.activity!r}")
     settings = [
-        Setting(latency, limit, cost)
+        Setting(latency, limit, cost, activity)
+        for activity in activities
         for limit in _limits(args.rate_limits)
         for cost in _floats(args.block_costs)
         for latency in _floats(args.latencies)

@@ -75,8 +75,7 @@ def child(code: str, *args: str) -> tuple[str, float]:
 
 def main(args: argparse.Namespace) -> None:
     _, base_mb = child(IMPORT_ONLY if args.api else IMPORT_ONLY_CLI)
-    extra = ("--activity", args.activity) if args.activity else ()
-    with one_shard_devnet(args.blocks, extra=extra) as url, tempfile.TemporaryDirectory() as out:
+    with one_shard_devnet(args.blocks, activity=args.activity) as url, tempfile.TemporaryDirectory() as out:
         began = time.perf_counter()
         text, peak_mb = child(EXPORT if args.api else EXPORT_CLI, url, str(args.blocks), out)
         wall = time.perf_counter() - began
@@ -101,5 +100,5 @@ if __name__ == "__main__":
     parser.add_argument("--blocks", type=int, default=100_000)
     parser.add_argument("--limit-mb", type=int, default=500)
     parser.add_argument("--api", action="store_true", help="export from Python, not the command line")
-    parser.add_argument("--activity", default=None, help="the devnet's activity profile, if it has them")
+    parser.add_argument("--activity", choices=("quiet", "devnet", "busy"), default="devnet")
     main(parser.parse_args())

@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument(
         "--latency-ms", type=float, default=0.0, help="the devnet's added latency per request"
     )
-    parser.add_argument("--activity", default=None, help="the devnet's activity profile, if it has them")
+    parser.add_argument("--activity", choices=("quiet", "devnet", "busy"), default=None)
     parser.add_argument(
         "--against", default=None, help="also run hmyframe from this checkout (A/B), e.g. a worktree of main"
     )

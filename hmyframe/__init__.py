@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from hmyframe.export import export as _export_coroutine
 
     export = _sync_twin(_export_coroutine)
+    from hmyframe.query import sql as sql
     from hmyframe.reader import read as read
     from hmyframe.rpc import Client as Client
     from hmyframe.rpc import RetryPolicy as RetryPolicy
@@ -71,6 +72,7 @@ _HOMES = {
     "NotFoundWarning": "hmyframe.engine._lookups",
     "HmyframeError": "hmyframe.errors",
     "read": "hmyframe.reader",
+    "sql": "hmyframe.query",
     "Client": "hmyframe.rpc",
     "RetryPolicy": "hmyframe.rpc",
 }

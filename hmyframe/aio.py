@@ -41,6 +41,7 @@ head = _public.head
 shards = _public.shards
 pending_cx_receipts = _public.pending_cx_receipts
 tx_counts = _public.tx_counts
+tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
 # new blocks as they appear (an async iterator of frames)

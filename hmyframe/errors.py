@@ -6,7 +6,8 @@ The hierarchy::
     ├── ConfigError (ValueError)       bad argument or setting given by the caller
     │   ├── AddressError               not a valid one1 (bech32) or 0x address
     │   ├── AmountError                not an exact integer amount, or beyond decimal128(38, 0)
-    │   └── WrongChainError            an endpoint serves another chain (or shard) than expected
+    │   ├── WrongChainError            an endpoint serves another chain (or shard) than expected
+    │   └── QueryError                 an SQL query (hmyframe.sql) DuckDB refused or could not run
     ├── TransportError                 the request did not get a JSON-RPC answer
     │   ├── HTTPStatusError            non-2xx HTTP status (after retries)
     │   ├── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
@@ -47,6 +48,7 @@ __all__ = [
     "InvalidParamsError",
     "MethodNotFoundError",
     "NotFoundError",
+    "QueryError",
     "RateLimitError",
     "ResponseShapeError",
     "ResponseTooLargeError",
@@ -197,6 +199,11 @@ class WrongChainError(ConfigError):
     ``hmy_getShardingStructure`` or given) that belongs to another network, traces whose
     block hashes are not those of the blocks they claim.
     """
+
+
+class QueryError(ConfigError):
+    """An SQL query of :func:`hmyframe.sql` that DuckDB refused (syntax, unknown view or column,
+    type mismatch) or failed to run (an overflow...); the message carries DuckDB's reason."""
 
 
 class TransportError(HmyframeError):

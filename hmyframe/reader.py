@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from hmyframe import _provenance
 from hmyframe import datasets as ds
 from hmyframe._parts import Part, block_bounds, files_of
 from hmyframe._spans import cover
@@ -33,7 +34,7 @@ from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.errors import ConfigError, short_repr
 from hmyframe.storage import Storage, open_storage
 
-__all__ = ["Part", "read"]
+__all__ = ["Part", "datasets_in", "provenance_attrs", "read"]
 
 _CHAIN = re.compile(r"[0-9a-f]{16}")
 _SHARD = re.compile(r"shard(\d+)")
@@ -192,4 +193,59 @@ def read(
         return read_dask(parts, spec)
     tables = [part.table() for part in parts]
     table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
-    return to_output(table, output)
+    return to_output(table, output, provenance_attrs(parts))
+
+
+def datasets_in(
+    path: str | os.PathLike[str] | None = None, *, chain: str | None = None
+) -> dict[str, list[str]]:
+    """The datasets with files under ``path`` (as :func:`read` finds them), and their chains.
+
+    Parameters
+    ----------
+    path, chain
+        As for :func:`read` (``chain`` keeps only that chain's folders).
+
+    Returns
+    -------
+    dict[str, list[str]]
+        Dataset name -> the chain folders holding it, in ``hmyframe.DATASETS`` order; only the
+        folder listings are read, no file.
+
+    Raises
+    ------
+    ConfigError
+        ``path`` is not a folder.
+    """
+    files, root = open_storage(path if path is not None else default_root())
+    if not files.is_dir(root):
+        raise ConfigError(f"{files.url(root)} is not a folder")
+    found: dict[str, list[str]] = {}
+    for name in ds.DATASETS:
+        chains = sorted({_chain_of(f) for f in _shard_folders(files, root, name)})
+        if chain is not None:
+            chains = [c for c in chains if c == chain]
+        if chains:
+            found[name] = chains
+    return found
+
+
+def provenance_attrs(parts: Sequence[Part]) -> dict[str, Any]:
+    """``{"provenance": [...]}``: where the Parquet files of ``parts`` were fetched, one entry per
+    source (:func:`hmyframe._provenance.summary`), from their footers; ``{}`` when none records it.
+    A file removed since its rows were read is left out (never an error: the rows are read)."""
+    seen: set[PurePath] = set()
+    records = []
+    for part in parts:
+        if part.path.suffix != ".parquet" or part.path in seen:
+            continue
+        seen.add(part.path)
+        try:
+            metadata = part.files.read_metadata(part.path).metadata
+        except (OSError, pa.ArrowException):
+            # gone since its rows were read (a concurrent compaction or repair wrote its rows
+            # into another file, with the same provenance): the read stands without its record
+            continue
+        records.append(_provenance.from_footer(metadata))
+    found = _provenance.summary(records)
+    return {"provenance": found} if found else {}

@@ -30,6 +30,7 @@ TINY: dict[str, tuple[list[str], str]] = {
         "getBlocks x10",
     ),
     "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
+    "floor.py": (["--blocks", "20", "--chunk", "10", "--repeat", "1"], "hmyframe/floor"),
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
     "startup.py": (["--repeat", "1"], "start of hmyframe export"),
     "pipeline.py": (["--blocks", "60", "--latencies", "0", "--runs", "1", "--processes", "1"], "x wire"),
@@ -159,3 +160,19 @@ def test_compare_records_a_failing_contender_and_goes_on(monkeypatch):
     assert len(rows) == 1
     assert rows[0].startswith("| wire@8 | failed: exit 1:")
     assert rows[0].count("|") == 11  # as many cells as the header's 10
+
+
+def test_floor_reports_every_profile_with_equal_files(launched):
+    """``floor.py`` checked that the floor wrote hmyframe's files (it exits non-zero otherwise)
+    and printed a row per activity profile, the profiles ordered by transactions per block."""
+    stdout = finish(launched["floor.py"], "floor.py")
+    rows = {line.split()[0]: line.split() for line in stdout.splitlines() if line.strip().endswith("x")}
+    assert set(rows) == {"quiet", "devnet", "busy"}
+    per_block = [float(rows[a][1]) for a in ("quiet", "devnet", "busy")]
+    assert per_block == sorted(per_block)
+    assert per_block[2] >= 100
+    for cells in rows.values():
+        floor_ms, hmy_ms, ratio = float(cells[2]), float(cells[3]), float(cells[4].rstrip("x"))
+        assert floor_ms > 0
+        assert hmy_ms > 0
+        assert abs(ratio - hmy_ms / floor_ms) < 0.02 * ratio + 0.01

@@ -25,6 +25,8 @@ What each file records
     lie inside the named range. A file failing any of these is *corrupt*; one written for
     another schema (or without a record, by an older version) is *stale*. Neither is ever
     mixed into results: its blocks count as missing, are refetched, and the file is replaced.
+    The footer also records the file's provenance (hmyframe version, when and from which
+    endpoint, redacted, its rows were fetched, the node's version: :mod:`hmyframe._provenance`).
 
 Writers (several processes, possibly on several machines sharing the folder)
     * A file is written under a hidden temporary name unique to its writer (pid, host and a

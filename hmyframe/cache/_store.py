@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from hmyframe import _provenance
 from hmyframe import _spans as spans
 from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
@@ -271,10 +272,12 @@ class Cache:
         start: int,
         end: int,
         table: pa.Table,
+        provenance: _provenance.Provenance | None = None,
         *,
         replace: bool = False,
     ) -> PurePath | None:
-        """Atomically write the rows of blocks ``start..end`` (all of them, maybe none).
+        """Atomically write the rows of blocks ``start..end`` (all of them, maybe none);
+        ``provenance`` (where they were fetched) goes into the footer (:mod:`hmyframe._provenance`).
 
         ``replace=True`` publishes the file even when other files already hold all these
         blocks: a compaction of narrower files into this one (the overlap repair that follows
@@ -293,7 +296,9 @@ class Cache:
         def covered() -> bool:
             return not spans.gaps(self._valid_ranges(chain_id, dataset, shard, report=False), start, end)
 
-        written = self._write(path, dataset, table, expected, skip_if=None if replace else covered)
+        written = self._write(
+            path, dataset, table, expected, skip_if=None if replace else covered, provenance=provenance
+        )
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them
@@ -314,13 +319,19 @@ class Cache:
         return path if written else None
 
     def write_snapshot(
-        self, chain_id: str, dataset: DatasetLike, shard: int, block: int, table: pa.Table
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        block: int,
+        table: pa.Table,
+        provenance: _provenance.Provenance | None = None,
     ) -> PurePath:
-        """Atomically write a snapshot taken at ``block``."""
+        """Atomically write a snapshot taken at ``block`` (``provenance`` as for :meth:`write_range`)."""
         path = self.snapshot_path(chain_id, dataset.name, shard, block)
         expected = Expected(chain_id, dataset.name, shard, "snapshot", block, block)
         _check_table(table, dataset, expected)
-        self._write(path, dataset, table, expected)
+        self._write(path, dataset, table, expected, provenance=provenance)
         return path
 
     # -- housekeeping --------------------------------------------------------------------
@@ -526,9 +537,11 @@ class Cache:
         expected: Expected,
         *,
         skip_if: _Check | None = None,
+        provenance: _provenance.Provenance | None = None,
     ) -> bool:
-        """Write ``table`` with its integrity record to ``path`` atomically; ``False`` if skipped."""
-        meta = record_metadata(dataset, expected, table.num_rows)
+        """Write ``table`` with its integrity record and provenance to ``path`` atomically;
+        ``False`` if skipped."""
+        meta = {**_provenance.footer(provenance), **record_metadata(dataset, expected, table.num_rows)}
         table = table.replace_schema_metadata(meta)
         # the content check covers the footer statistics, which only exist once a file is
         # written: take them from a fast uncompressed pass (statistics do not depend on the

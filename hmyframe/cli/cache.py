@@ -1,4 +1,5 @@
-"""``hmyframe cache ls|clear``: what the Parquet cache holds, and emptying it."""
+"""``hmyframe cache ls|clear``: what the Parquet cache holds (``--verbose``: each file and its
+provenance), and emptying it."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hmyframe import _provenance
 from hmyframe import datasets as ds
-from hmyframe.cache import Cache, default_root
+from hmyframe.cache import Cache, CacheEntry, default_root
 from hmyframe.errors import ConfigError
 
 __all__ = ["register", "run"]
@@ -21,6 +23,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dir", default=None, help="cache root (default: $HMYFRAME_CACHE or data/)")
     parser.add_argument("--chain", default=None, help="only this chain id (16 hex digits)")
     parser.add_argument("--dataset", default=None, help="only this dataset")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="ls: also each file, with where and when it was fetched (its footer's provenance)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -87,4 +95,30 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{chain:<17} {dataset:<21} {shard:>5} {len(items):>6} {rows:>12,} {size:>9.2f}  {'; '.join(parts)}"
         )
+    if args.verbose:
+        _print_files(cache, entries)
     return 0
+
+
+def _print_files(cache: Cache, entries: list[CacheEntry]) -> None:
+    """One line per file: its name, rows, status and the provenance its footer records."""
+    import pyarrow as pa
+
+    print()
+    print(
+        f"{'FETCHED (UTC)':<24}  {'HMYFRAME':<8}  {'ROWS':>9}  {'STATUS':<7}  FILE / FROM ENDPOINT (NODE VERSION)"
+    )
+    for entry in sorted(entries, key=lambda e: (e.chain_id, e.dataset, e.shard, e.start, e.end)):
+        try:
+            record = _provenance.from_footer(cache.files.read_metadata(entry.path).metadata)
+        except (OSError, pa.ArrowException) as exc:
+            record = {"endpoint": f"unreadable footer: {exc}"}
+        source = record.get("endpoint", "endpoint not recorded")
+        if "node_version" in record:
+            source += f" ({record['node_version']})"
+        rows = "-" if entry.rows is None else f"{entry.rows:,}"
+        print(
+            f"{record.get('fetched_at', '-'):<24}  {record.get('version', '-'):<8}  {rows:>9}  {entry.status:<7}  "
+            f"{entry.chain_id}/{entry.dataset}/shard{entry.shard}/{entry.path.name}"
+        )
+        print(f"{'':<56}from {source}")

@@ -21,7 +21,7 @@ import signal
 import sys
 from typing import Any
 
-from hmyframe.devnet import Devnet, RateLimit
+from hmyframe.devnet import ACTIVITIES, Devnet, RateLimit
 from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.faults import parse_fault_spec
 
@@ -62,6 +62,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--profile", choices=("current", "legacy"), default="current", help="node format")
+    parser.add_argument(
+        "--activity",
+        choices=ACTIVITIES,
+        default="devnet",
+        help="how busy blocks are: quiet (mostly 0-3 transactions, like mainnet today), "
+        "devnet (default, about 12) or busy (100+, like the 2021-22 peak)",
+    )
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added latency per request (ms)")
     parser.add_argument(
         "--block-cost-ms",
@@ -130,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         faults=faults,
         gzip=not args.no_gzip,
         mine_every=args.mine_every,
+        activity=args.activity,
     )
     return asyncio.run(_serve(devnet))
 
@@ -146,7 +154,7 @@ async def _serve(devnet: Devnet) -> int:
         head = devnet.chain.head(0)
         print(
             f"hmyframe devnet: seed {devnet.seed}, {devnet.n_shards} shard(s), head block {head}, "
-            f"profile {devnet.profile}",
+            f"profile {devnet.profile}, activity {devnet.activity}",
             flush=True,
         )
         for shard, (url, trace_url) in enumerate(zip(devnet.urls, devnet.trace_urls, strict=True)):

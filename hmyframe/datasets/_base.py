@@ -42,6 +42,7 @@ __all__ = [
     "one_values",
     "schema_fingerprint",
     "shared",
+    "uint256_column",
 ]
 
 _DESCRIPTION = b"description"
@@ -256,6 +257,10 @@ class ConvertContext:
         ``blocks`` source: for payloads that carry no block number of their own (a
         ``getBlockSigners`` answer is a bare list of addresses), the block each payload was
         fetched for, aligned with the payloads (other entries are ignored and may be ``None``).
+    token_calls
+        ``tokens`` source: ``(address, block, function)`` each payload answers, in payload
+        order; ``function`` is ``"getCode"``, ``"name"``, ``"symbol"``, ``"decimals"`` or
+        ``"totalSupply"`` (see :mod:`hmyframe.datasets.tokens`).
     """
 
     shard_id: int
@@ -266,6 +271,7 @@ class ConvertContext:
     requested_tx_hash: str | None = None
     addresses_blocks: Sequence[tuple[str, int]] | None = None
     block_numbers: Sequence[int | None] | None = None
+    token_calls: Sequence[tuple[str, int, str]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("shard_id", "snapshot_block", "snapshot_epoch"):

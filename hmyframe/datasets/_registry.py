@@ -19,6 +19,7 @@ from . import (
     signers,
     staking_transactions,
     token_transfers,
+    tokens,
     traces,
     transactions,
     tx_counts,
@@ -76,6 +77,7 @@ DATASETS: dict[str, Dataset] = {
         cx_receipts,
         shards,
         tx_counts,
+        tokens,
     )
 }
 _BUILT_IN = frozenset(DATASETS)

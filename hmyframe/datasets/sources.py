@@ -499,8 +499,9 @@ _SOURCES: dict[str, RangeSource] = {}
 RANGE_SOURCES: Mapping[str, RangeSource] = MappingProxyType(_SOURCES)
 #: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
 SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
-#: Datasets only fetched by point lookups (hashes, addresses, the pool).
-LOOKUP_DATASETS: tuple[str, ...] = ("cx_receipts", "shards", "tx_counts")
+#: Datasets only fetched by point lookups (hashes, addresses, the pool); ``tokens`` is cached
+#: per block (:mod:`hmyframe.engine._tokens`).
+LOOKUP_DATASETS: tuple[str, ...] = ("cx_receipts", "shards", "tx_counts", "tokens")
 
 
 def register_source(source: RangeSource) -> None:

@@ -25,6 +25,7 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any
 
+from hmyframe.devnet._gen_activity import ACTIVITIES, ActivityName
 from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
@@ -35,6 +36,8 @@ from hmyframe.devnet.stats import DevnetStats, StatsSnapshot
 from hmyframe.errors import ConfigError
 
 __all__ = [
+    "ACTIVITIES",
+    "ActivityName",
     "Chain",
     "Devnet",
     "DevnetStats",
@@ -78,6 +81,10 @@ class Devnet:
         Seed of the chain and of the fault injector: same seed, same bytes.
     profile
         ``"current"`` (today's node) or ``"legacy"`` (the early-2020 node of the spec).
+    activity
+        How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
+        ``"devnet"`` (the default chain, mean about 12) or ``"busy"`` (100 or more per block,
+        many contract calls, deeper traces; like the 2021-22 peak).
     latency_ms
         Added latency per HTTP request.
     block_cost_ms
@@ -149,6 +156,7 @@ class Devnet:
         cache_bytes: int = 128 * 1024 * 1024,
         gzip: bool = True,
         mine_every: float = 0.0,
+        activity: ActivityName = "devnet",
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(gzip, bool):
@@ -208,8 +216,10 @@ class Devnet:
             blocks=blocks,
             epoch_length=epoch_length,
             validators=validators,
+            activity=activity,
             token_density=token_density,
         )
+        self.activity: ActivityName = activity
         self.stats = DevnetStats()
         self._config = ServerConfig(
             host=host,

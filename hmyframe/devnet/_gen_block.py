@@ -12,6 +12,7 @@ import math
 import random
 from typing import Final, Literal
 
+from hmyframe.devnet._gen_activity import Activity, activity
 from hmyframe.devnet._gen_codec import (
     ADDR_CONTRACT,
     ADDR_CREATED,
@@ -60,7 +61,6 @@ _TAG_BLOCK: Final = 0x424C
 _TOKEN_ROOTS: Final = 0x544B  # the ``sub`` of the keyed roots of token-only blocks
 _TAG_POOLS: Final = 0x504C
 _POOL_SIZE: Final = 4096  # internal calls' inputs/outputs come from a seeded pool of this size
-_MAX_DEPTH: Final = 4
 # bit lengths of random ABI words: addresses (160), amounts, small flags, full words
 _ARG_BITS: Final = (160, 160, 160, 64, 80, 96, 2, 256)
 _BOOL_WORDS: Final = (f"0x{0:064x}", f"0x{1:064x}")
@@ -68,8 +68,6 @@ _LN_MILLION: Final = math.log(1_000_000)
 _TRANSFER_GAS: Final = (25_000, 30_000, 50_000, 100_000)
 _HALF_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141 // 2
 _POW10: Final[tuple[int, ...]] = tuple(int(10**k) for k in range(40))
-_P_LEAF: Final = (0.40, 0.60, 0.70, 0.80)  # per depth: probability of a frame without children
-_MAX_CHILDREN: Final = (3, 2, 2, 2)  # otherwise 1 .. this many children
 
 _SELECTORS: Final = (
     "a9059cbb",  # transfer(address,uint256)
@@ -134,12 +132,23 @@ class BlockFactory:
         The chain's codec.
     n_shards, genesis_time, block_time, epoch_length
         Chain structure.
+    profile
+        The chain's activity profile (its trace depth table; default: the ``devnet`` one).
     """
 
     def __init__(
-        self, codec: Codec, n_shards: int, genesis_time: int, block_time: int, epoch_length: int
+        self,
+        codec: Codec,
+        n_shards: int,
+        genesis_time: int,
+        block_time: int,
+        epoch_length: int,
+        profile: Activity | None = None,
     ) -> None:
         self._codec = codec
+        p = activity("devnet") if profile is None else profile
+        # per depth: probability of a frame without children, else 1 .. max_children of them
+        self._p_leaf, self._max_children = p.p_leaf, p.max_children
         self._n_shards = n_shards
         self._genesis_time = genesis_time
         self._block_time = block_time
@@ -264,13 +273,13 @@ class BlockFactory:
         rnd = self._rng.random
         used = own if own < gas else gas
         children: tuple[TraceFrame, ...] = ()
-        if depth < _MAX_DEPTH:
+        if depth < len(self._p_leaf):
             exec_addr = from_ if call_type == "delegatecall" or call_type == "callcode" else to
             static = call_type == "staticcall"
             # deeper frames have fewer children: about 3.5 frames per contract call on average
-            if rnd() >= _P_LEAF[depth]:
+            if rnd() >= self._p_leaf[depth]:
                 kids: list[TraceFrame] = []
-                for _ in range(1 + int(rnd() * _MAX_CHILDREN[depth])):
+                for _ in range(1 + int(rnd() * self._max_children[depth])):
                     remaining = gas - used
                     if remaining < 2_300:
                         break

@@ -16,6 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from hmyframe.devnet._gen_activity import Activity, activity
 from hmyframe.devnet._gen_codec import Codec
 
 __all__ = [
@@ -39,17 +40,7 @@ KIND_CALL: Final = 2
 KIND_REVERT: Final = 3  # contract call whose top-level frame reverts
 KIND_CREATE: Final = 4
 
-# Cumulative kind probabilities: transfer, cross-shard, call, reverted call, creation.
-_KIND_CDF: Final = np.cumsum([0.52, 0.10, 0.30, 0.05, 0.03])
-_KIND_CDF_ONE_SHARD: Final = np.cumsum([0.62, 0.0, 0.30, 0.05, 0.03])
-
-# Transactions per block: 20 % forced empty, else a Lomax (Pareto II) draw capped at 70,
-# and 0.3 % bursts of 80-100 transactions. Mean about 12, median about 4.
-_P_EMPTY: Final = 0.20
-_LOMAX_ALPHA: Final = 2.4
-_LOMAX_SCALE: Final = 28.0
-_COUNT_CAP: Final = 70
-_P_BURST: Final = 0.003
+# Kind and count draws come from the chain's activity profile (_gen_activity.py).
 # View changes: 0.8 % of blocks skip one view or more.
 _P_VIEW_CHANGE: Final = 0.008
 
@@ -89,12 +80,15 @@ class Skeleton:
         The chain's codec (for seeds).
     shard, n_shards
         This shard and the number of shards.
+    profile
+        The chain's activity profile (default: the ``devnet`` one).
     """
 
-    def __init__(self, codec: Codec, shard: int, n_shards: int) -> None:
+    def __init__(self, codec: Codec, shard: int, n_shards: int, profile: Activity | None = None) -> None:
         self._codec = codec
         self._shard = shard
-        self._cdf = _KIND_CDF if n_shards > 1 else _KIND_CDF_ONE_SHARD
+        self._profile = p = activity("devnet") if profile is None else profile
+        self._cdf = np.cumsum(p.kinds if n_shards > 1 else p.kinds_one_shard)
         self._segments: list[Segment] = []
         self._running = np.zeros(EOA_POPULATION, dtype=np.int64)
         self._next_view = 0
@@ -126,9 +120,12 @@ class Skeleton:
         seq = np.random.SeedSequence(self._codec.seed_words(_TAG_SKELETON, self._shard, index))
         rng = np.random.Generator(np.random.PCG64(seq))
         u = rng.random((5, SEGMENT))
-        lomax = np.floor(_LOMAX_SCALE * ((1.0 - u[0]) ** (-1.0 / _LOMAX_ALPHA) - 1.0))
-        counts = np.where(u[1] < _P_EMPTY, 0.0, np.minimum(lomax, _COUNT_CAP))
-        counts = np.where(u[2] < _P_BURST, 80.0 + np.floor(u[3] * 21.0), counts).astype(np.int64)
+        p = self._profile
+        lomax = p.base + np.floor(p.lomax_scale * ((1.0 - u[0]) ** (-1.0 / p.lomax_alpha) - 1.0))
+        counts = np.where(u[1] < p.p_empty, 0.0, np.minimum(lomax, p.cap))
+        counts = np.where(u[2] < p.p_burst, p.burst_low + np.floor(u[3] * p.burst_span), counts).astype(
+            np.int64
+        )
         jumps = np.where(u[4] < _P_VIEW_CHANGE, 1 + (u[4] < _P_VIEW_CHANGE / 4).astype(np.int64), 0)
         if index == 0:
             counts[0] = 0  # genesis holds no transaction

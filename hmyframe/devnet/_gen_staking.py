@@ -19,7 +19,8 @@ Rewards accrue in closed form: each validator has a cumulative reward-per-stake 
 ``R(b)`` (piecewise linear per epoch, slope ``rho`` while elected). Whenever a validator's
 delegations change, all its delegations are *settled* (reward += amount x dR, the
 commission going to the self delegation), so between changes the pending reward is exact
-integer arithmetic. Snapshots settle a copy of the state at the snapshot block.
+integer arithmetic. :meth:`StakingEngine.state_at` settles a copy of the state at a block;
+the validator snapshots made from it are built in :mod:`hmyframe.devnet._gen_snapshots`.
 
 Full state copies are kept at every :data:`CHECKPOINT_EVERY`-th epoch start (and a small
 LRU of others); a state at any block is a checkpoint plus the replay of stored events.
@@ -33,7 +34,6 @@ import random
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Final
 
 import numpy as np
@@ -47,40 +47,28 @@ from hmyframe.devnet._gen_population import (
     ban_heights,
     delegator_address,
 )
-from hmyframe.devnet.model import (
-    ZERO_ADDRESS,
-    BlsKeyMetric,
-    Delegation,
-    Undelegation,
-    ValidatorSnapshot,
-)
+from hmyframe.devnet.model import ZERO_ADDRESS
 
 __all__ = [
-    "BANNED",
+    "BLOCKS_PER_YEAR",
     "CHECKPOINT_EVERY",
     "LOCK_EPOCHS",
+    "SCALE",
+    "EpochInfo",
     "StakingEngine",
     "StakingEvent",
+    "StakingState",
+    "ValidatorState",
 ]
 
 SCALE: Final = 10**27  # reward index unit: atto of reward per atto staked, times 1e27
 BLOCKS_PER_YEAR: Final = 365 * 24 * 3600 // 2
 LOCK_EPOCHS: Final = 7  # the node's LockPeriodInEpoch
 UPTIME_PERCENT: Final = 66  # below this share of blocks signed an elected validator is booted
-STATS_WINDOW: Final = 30  # epochs kept in epoch_apr / epoch_blocks
 CHECKPOINT_EVERY: Final = 16
 _STATE_LRU: Final = 16
 _MATRIX_LRU: Final = 64
-_VIEW_LRU: Final = 8
 _SLOT_SHARE: Final = 0.68  # committee slots = this share of the genesis validators' keys
-
-BANNED: Final = "banned forever from network because was caught double-signing"
-_EPOS_ELECTED: Final = "currently elected"
-_EPOS_ELIGIBLE: Final = "eligible to be elected next epoch"
-_EPOS_NOT_ELIGIBLE: Final = "not eligible to be elected next epoch"
-_BOOT_NOT_BOOTED: Final = "not booted"
-_BOOT_LOST: Final = "lost epos auction"
-_BOOT_INACTIVE: Final = "manually turned inactive or insufficient uptime"
 
 # Forced early directives (absolute shard-0 block numbers) so that small chains have all five.
 _FORCED: Final = {4: "Delegate", 9: "EditValidator", 15: "Undelegate", 23: "CollectRewards"}
@@ -100,18 +88,6 @@ _DIRECTIVE_CDF: Final = (
 _TAG_EVENTS: Final = 0x4556
 _TAG_EPOCH: Final = 0x4550
 _TAG_SIGN: Final = 0x5347
-
-_D18: Final = Decimal("1E-18")
-_ZERO18: Final = Decimal(0).quantize(_D18)
-
-
-def dec18(units: int) -> Decimal:
-    """The Decimal ``units * 1e-18`` with exactly 18 fractional digits, whatever its size.
-
-    Built from a string, which is exact: ``Decimal.scaleb`` would round to the context's
-    28 significant digits and lose the low digits of a stake in atto.
-    """
-    return Decimal(f"{units}E-18")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +123,9 @@ class _Del:
         return _Del(self.delegator, self.amount, self.reward, [list(u) for u in self.undels])
 
 
-class _VState:
+class ValidatorState:
+    """One validator's mutable staking state: its editable fields, status and delegations."""
+
     __slots__ = (
         "active",
         "banned",
@@ -183,7 +161,7 @@ class _VState:
     last_rate_epoch: int
 
     @classmethod
-    def create(cls, st: ValidatorStatic, height: int, r_index: int) -> _VState:
+    def create(cls, st: ValidatorStatic, height: int, r_index: int) -> ValidatorState:
         v = cls()
         v.name, v.identity, v.website = st.name, st.identity, st.website
         v.security_contact, v.details = st.security_contact, st.details
@@ -197,9 +175,9 @@ class _VState:
         v.last_rate_epoch = -1
         return v
 
-    def copy(self) -> _VState:
-        v = _VState()
-        for name in _VState.__slots__:
+    def copy(self) -> ValidatorState:
+        v = ValidatorState()
+        for name in ValidatorState.__slots__:
             setattr(v, name, getattr(self, name))
         v.dels = [d.copy() for d in self.dels]
         return v
@@ -208,20 +186,23 @@ class _VState:
         return sum(d.amount for d in self.dels)
 
 
-class _State:
+class StakingState:
     """Mutable staking state: validators (``None`` before creation), nonces, delegator index."""
 
     __slots__ = ("by_delegator", "nonces", "validators")
 
     def __init__(
-        self, validators: list[_VState | None], nonces: dict[str, int], by_delegator: dict[str, list[int]]
+        self,
+        validators: list[ValidatorState | None],
+        nonces: dict[str, int],
+        by_delegator: dict[str, list[int]],
     ):
         self.validators = validators
         self.nonces = nonces
         self.by_delegator = by_delegator
 
-    def copy(self) -> _State:
-        return _State(
+    def copy(self) -> StakingState:
+        return StakingState(
             [v.copy() if v is not None else None for v in self.validators],
             dict(self.nonces),
             {k: list(v) for k, v in self.by_delegator.items()},
@@ -229,7 +210,7 @@ class _State:
 
 
 @dataclass(slots=True)
-class _EpochInfo:
+class EpochInfo:
     """Everything decided for one epoch (kept for every processed epoch)."""
 
     epoch: int
@@ -249,16 +230,6 @@ class _EpochInfo:
     event_blocks: list[int]  # block of each event (for bisect)
     to_sign: npt.NDArray[np.int64]  # full-epoch counters (filled when the epoch is processed)
     signed: npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True, slots=True)
-class _BlockView:
-    info: _EpochInfo
-    state: _State
-    partial_signed: npt.NDArray[np.int64]
-    partial_to_sign: npt.NDArray[np.int64]
-    metrics: dict[int, list[tuple[int, int, int, int, int]]]
-    winning: dict[int, int]
 
 
 class StakingEngine:
@@ -295,27 +266,37 @@ class StakingEngine:
         self._slots = max(
             n_shards, int(sum(len(v.keys) for v in population if v.creation_height == 0) * _SLOT_SHARE)
         )
-        self._infos: list[_EpochInfo] = []
+        self._infos: list[EpochInfo] = []
         self._elected_epochs: list[list[int]] = [[] for _ in population]
         self._sent: dict[str, list[int]] = {}
-        self._checkpoints: dict[int, _State] = {}
-        self._state_lru: OrderedDict[int, _State] = OrderedDict()
+        self._checkpoints: dict[int, StakingState] = {}
+        self._state_lru: OrderedDict[int, StakingState] = OrderedDict()
         self._matrices: OrderedDict[tuple[int, int], npt.NDArray[np.bool_]] = OrderedDict()
         self._delegators: dict[int, str] = {}
-        self._views: OrderedDict[int, _BlockView] = OrderedDict()
-        self._metric_cache: OrderedDict[
-            int, tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]
-        ] = OrderedDict()
-        genesis = [_VState.create(v, 0, 0) if v.creation_height == 0 else None for v in population]
+        genesis = [ValidatorState.create(v, 0, 0) if v.creation_height == 0 else None for v in population]
         by_delegator: dict[str, list[int]] = {}
         for v, vs in enumerate(genesis):
             if vs is not None:
                 for d in vs.dels:
                     by_delegator.setdefault(d.delegator, []).append(v)
-        self._running = _State(genesis, {}, by_delegator)
+        self._running = StakingState(genesis, {}, by_delegator)
+
+    @property
+    def n_shards(self) -> int:
+        """Number of shards of the chain."""
+        return self._n_shards
+
+    @property
+    def epoch_length(self) -> int:
+        """Blocks per epoch."""
+        return self._length
+
+    def elected_epochs(self, v: int) -> list[int]:
+        """The processed epochs in which validator ``v`` was elected, ascending (do not mutate)."""
+        return self._elected_epochs[v]
 
     # ------------------------------------------------------------------ epochs
-    def info(self, epoch: int) -> _EpochInfo:
+    def info(self, epoch: int) -> EpochInfo:
         """The epoch's decisions, processing every earlier epoch first if needed."""
         while len(self._infos) <= epoch:
             self._process_next_epoch()
@@ -339,7 +320,7 @@ class StakingEngine:
             self._elected_epochs[v].append(e)
         self._transition(state, info)
 
-    def _elect(self, state: _State, e: int, prev: _EpochInfo | None) -> _EpochInfo:
+    def _elect(self, state: StakingState, e: int, prev: EpochInfo | None) -> EpochInfo:
         first = e * self._length
         n = len(self.population)
         stake = [0] * n
@@ -426,7 +407,7 @@ class StakingEngine:
             r_start = [a + b * self._length for a, b in zip(prev.r_start, prev.rho, strict=True)]
             life_to_sign = prev.life_to_sign + prev.to_sign
             life_signed = prev.life_signed + prev.signed
-        return _EpochInfo(
+        return EpochInfo(
             epoch=e,
             first=first,
             elected={v: tuple(ks) for v, ks in elected.items()},
@@ -447,10 +428,10 @@ class StakingEngine:
         )
 
     # ------------------------------------------------------------------ rewards
-    def _r_index(self, info: _EpochInfo, v: int, block: int) -> int:
+    def _r_index(self, info: EpochInfo, v: int, block: int) -> int:
         return info.r_start[v] + info.rho[v] * (block - info.first + 1)
 
-    def _settle(self, vs: _VState, info: _EpochInfo, v: int, block: int) -> None:
+    def _settle(self, vs: ValidatorState, info: EpochInfo, v: int, block: int) -> None:
         r = self._r_index(info, v, block)
         dr = r - vs.r_settle
         if dr == 0:
@@ -471,7 +452,7 @@ class StakingEngine:
         vs.dels[0].reward += commission
         vs.reward_acc += total_base
 
-    def _pending(self, vs: _VState, info: _EpochInfo, v: int, block: int, d: _Del, first: bool) -> int:
+    def _pending(self, vs: ValidatorState, info: EpochInfo, v: int, block: int, d: _Del, first: bool) -> int:
         base = d.amount * (self._r_index(info, v, block) - vs.r_settle) // SCALE
         return base if first else base - base * vs.rate // ONE
 
@@ -486,7 +467,7 @@ class StakingEngine:
         """Number of validators created strictly before ``block`` (a prefix of the population)."""
         return bisect.bisect_left(self._heights, block) if block > 0 else 0
 
-    def _generate_events(self, state: _State, info: _EpochInfo) -> None:
+    def _generate_events(self, state: StakingState, info: EpochInfo) -> None:
         e = info.epoch
         rng = random.Random(self._codec.seed_int(_TAG_EVENTS, e))
         first = max(info.first, 1)
@@ -550,8 +531,8 @@ class StakingEngine:
 
     def _decide(
         self,
-        state: _State,
-        info: _EpochInfo,
+        state: StakingState,
+        info: EpochInfo,
         rng: random.Random,
         block: int,
         index: int,
@@ -581,7 +562,7 @@ class StakingEngine:
 
     def _tx(
         self,
-        state: _State,
+        state: StakingState,
         block: int,
         index: int,
         directive: str,
@@ -605,7 +586,7 @@ class StakingEngine:
             edit,
         )
 
-    def _decide_create(self, state: _State, block: int, index: int, v: int) -> StakingEvent:
+    def _decide_create(self, state: StakingState, block: int, index: int, v: int) -> StakingEvent:
         st = self.population[v]
         rng = random.Random(self._codec.seed_int(_TAG_EVENTS, 1 << 40, v))
         msg: dict[str, object] = {
@@ -629,7 +610,7 @@ class StakingEngine:
         )
 
     def _pick_validator(
-        self, state: _State, rng: random.Random, n_existing: int, popular: bool, tries: int
+        self, state: StakingState, rng: random.Random, n_existing: int, popular: bool, tries: int
     ) -> int | None:
         for _ in range(tries):
             if popular:  # log-uniform over creation order: older validators are more popular
@@ -643,7 +624,7 @@ class StakingEngine:
         return None
 
     def _decide_delegate(
-        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int, tries: int
+        self, state: StakingState, rng: random.Random, block: int, index: int, n_existing: int, tries: int
     ) -> StakingEvent | None:
         v = self._pick_validator(state, rng, n_existing, popular=True, tries=tries)
         if v is None:
@@ -669,8 +650,8 @@ class StakingEngine:
 
     @staticmethod
     def _random_delegation(
-        state: _State, rng: random.Random, n_existing: int
-    ) -> tuple[int, _VState, int, _Del] | None:
+        state: StakingState, rng: random.Random, n_existing: int
+    ) -> tuple[int, ValidatorState, int, _Del] | None:
         """A random existing validator and one of its delegations (index 0 is the self-delegation),
         or ``None`` when the drawn validator does not exist (yet); draws the same random numbers
         either way, so callers' sequences stay as they were."""
@@ -682,7 +663,7 @@ class StakingEngine:
         return v, vs, i, vs.dels[i]
 
     def _decide_undelegate(
-        self, state: _State, rng: random.Random, block: int, index: int, n_existing: int, tries: int
+        self, state: StakingState, rng: random.Random, block: int, index: int, n_existing: int, tries: int
     ) -> StakingEvent | None:
         for _ in range(tries):
             picked = self._random_delegation(state, rng, n_existing)
@@ -706,8 +687,8 @@ class StakingEngine:
 
     def _decide_collect(
         self,
-        state: _State,
-        info: _EpochInfo,
+        state: StakingState,
+        info: EpochInfo,
         rng: random.Random,
         block: int,
         index: int,
@@ -727,8 +708,8 @@ class StakingEngine:
 
     def _decide_edit(
         self,
-        state: _State,
-        info: _EpochInfo,
+        state: StakingState,
+        info: EpochInfo,
         rng: random.Random,
         block: int,
         index: int,
@@ -785,7 +766,7 @@ class StakingEngine:
         edit = (new_rate, new_min, new_max, tuple(texts))
         return self._tx(state, block, index, "EditValidator", st.address, v, "", 0, msg, edit)
 
-    def _apply(self, state: _State, info: _EpochInfo, ev: StakingEvent) -> None:
+    def _apply(self, state: StakingState, info: EpochInfo, ev: StakingEvent) -> None:
         """Apply one event (generation and replay share this: it is the only mutation)."""
         if ev.index >= 0:
             state.nonces[ev.sender] = state.nonces.get(ev.sender, 0) + 1
@@ -793,7 +774,7 @@ class StakingEngine:
         block = ev.block
         if ev.directive == "CreateValidator":
             st = self.population[v]
-            state.validators[v] = _VState.create(st, block, self._r_index(info, v, block))
+            state.validators[v] = ValidatorState.create(st, block, self._r_index(info, v, block))
             state.by_delegator.setdefault(st.address, []).append(v)
             return
         if ev.directive == "Ban":
@@ -845,7 +826,7 @@ class StakingEngine:
             vs.update_height = block
             vs.active = True
 
-    def _transition(self, state: _State, info: _EpochInfo) -> None:
+    def _transition(self, state: StakingState, info: EpochInfo) -> None:
         """End of ``info.epoch``: uptime boots and release of matured undelegations."""
         for v in info.elected:
             vs = state.validators[v]
@@ -873,7 +854,7 @@ class StakingEngine:
             self._matrices.popitem(last=False)
         return m
 
-    def _build_matrix(self, info: _EpochInfo, shard: int) -> npt.NDArray[np.bool_]:
+    def _build_matrix(self, info: EpochInfo, shard: int) -> npt.NDArray[np.bool_]:
         cols = info.columns[shard]
         seq = np.random.SeedSequence(self._codec.seed_words(_TAG_SIGN, shard, info.epoch))
         rng = np.random.Generator(np.random.PCG64(seq))
@@ -885,7 +866,7 @@ class StakingEngine:
             m[np.arange(self._length), leader_cols] = True
         return m
 
-    def _count_signatures(self, info: _EpochInfo) -> None:
+    def _count_signatures(self, info: EpochInfo) -> None:
         n = len(self.population)
         to_sign = np.zeros(n, dtype=np.int64)
         signed = np.zeros(n, dtype=np.int64)
@@ -951,7 +932,7 @@ class StakingEngine:
         return self._index.get(address)
 
     # ------------------------------------------------------------------ states
-    def _epoch_start_state(self, e: int) -> _State:
+    def _epoch_start_state(self, e: int) -> StakingState:
         self.info(e)
         if e in self._checkpoints:
             return self._checkpoints[e]
@@ -971,7 +952,7 @@ class StakingEngine:
             self._state_lru.popitem(last=False)
         return state
 
-    def state_at(self, block: int) -> _State:
+    def state_at(self, block: int) -> StakingState:
         """The staking state after block ``block``, every validator settled at ``block``."""
         e = block // self._length
         info = self.info(e)
@@ -983,227 +964,6 @@ class StakingEngine:
             if vs is not None:
                 self._settle(vs, info, v, block)
         return state
-
-    # ------------------------------------------------------------------ snapshots
-    def _metrics(
-        self, info: _EpochInfo
-    ) -> tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]:
-        """Per elected validator: (key index, shard, group units, eff18, raw18); and winning eff18."""
-        raw: dict[int, int] = {}
-        all_raw: list[int] = []
-        for v, ks in info.elected.items():
-            raw[v] = info.stake[v] * ONE // len(self.population[v].keys)
-            all_raw.extend([raw[v]] * len(ks))
-        all_raw.sort()
-        mid = len(all_raw) // 2
-        median = all_raw[mid] if len(all_raw) % 2 else (all_raw[mid - 1] + all_raw[mid]) // 2
-        lo, hi = median * 85 // 100, median * 115 // 100
-        eff = {v: min(max(r, lo), hi) for v, r in raw.items()}
-        out: dict[int, list[tuple[int, int, int, int, int]]] = {v: [] for v in info.elected}
-        winning = {v: eff[v] * len(ks) for v, ks in info.elected.items()}
-        for s in range(self._n_shards):
-            owners = info.committee_owner[s]
-            if not owners:
-                continue
-            effs = [eff[v] for v in owners]
-            total = sum(effs)
-            unit = 10**18
-            floors = [x * unit // total for x in effs]
-            rema = [x * unit % total for x in effs]
-            missing = unit - sum(floors)
-            order = sorted(range(len(effs)), key=lambda i: (-rema[i], i))
-            for i in order[:missing]:
-                floors[i] += 1
-            keys_of: dict[int, list[int]] = {}
-            for i, v in enumerate(owners):
-                keys_of.setdefault(v, []).append(i)
-            for v, positions in keys_of.items():
-                shard_keys = [k for k in info.elected[v] if self.population[v].key_shards[k] == s]
-                for k, pos in zip(shard_keys, positions, strict=True):
-                    out[v].append((k, s, floors[pos], eff[v], raw[v]))
-        return out, winning
-
-    def _block_view(self, block: int) -> _BlockView:
-        """State, partial signing counters and voting power for snapshots at ``block`` (cached)."""
-        view = self._views.get(block)
-        if view is not None:
-            self._views.move_to_end(block)
-            return view
-        e = block // self._length
-        info = self.info(e)
-        state = self.state_at(block)
-        row = block - info.first
-        partial_signed = np.zeros(len(self.population), dtype=np.int64)
-        partial_to_sign = np.zeros(len(self.population), dtype=np.int64)
-        for s in range(self._n_shards):
-            cols = info.columns[s]
-            if cols:
-                idx = np.asarray(cols, dtype=np.int64)
-                partial_signed[idx] += self.matrix(s, e)[: row + 1].sum(axis=0)
-                partial_to_sign[idx] += row + 1
-        metrics, winning = self._epoch_metrics(info)
-        view = _BlockView(info, state, partial_signed, partial_to_sign, metrics, winning)
-        self._views[block] = view
-        if len(self._views) > _VIEW_LRU:
-            self._views.popitem(last=False)
-        return view
-
-    def _epoch_metrics(
-        self, info: _EpochInfo
-    ) -> tuple[dict[int, list[tuple[int, int, int, int, int]]], dict[int, int]]:
-        cached = self._metric_cache.get(info.epoch)
-        if cached is None:
-            cached = self._metrics(info)
-            self._metric_cache[info.epoch] = cached
-            if len(self._metric_cache) > _VIEW_LRU:
-                self._metric_cache.popitem(last=False)
-        else:
-            self._metric_cache.move_to_end(info.epoch)
-        return cached
-
-    def snapshot(self, v: int, block: int) -> ValidatorSnapshot | None:
-        """Snapshot of validator ``v`` at ``block``, ``None`` if it does not exist there."""
-        st = self.population[v]
-        if st.creation_height > block:
-            return None
-        view = self._block_view(block)
-        vs = view.state.validators[v]
-        assert vs is not None
-        return self._snapshot(v, st, vs, view, block)
-
-    def snapshots(self, block: int) -> list[ValidatorSnapshot]:
-        """Snapshots at ``block`` of every validator existing there, in creation order."""
-        view = self._block_view(block)
-        out: list[ValidatorSnapshot] = []
-        for v, st in enumerate(self.population):
-            vs = view.state.validators[v]
-            if vs is None or st.creation_height > block:
-                continue
-            out.append(self._snapshot(v, st, vs, view, block))
-        return out
-
-    def _snapshot(
-        self,
-        v: int,
-        st: ValidatorStatic,
-        vs: _VState,
-        view: _BlockView,
-        block: int,
-    ) -> ValidatorSnapshot:
-        info = view.info
-        metrics, winning = view.metrics, view.winning
-        partial_signed, partial_to_sign = view.partial_signed, view.partial_to_sign
-        e = info.epoch
-        elected = v in info.elected
-        signed = int(partial_signed[v])
-        to_sign = int(partial_to_sign[v])
-        pct = (
-            (Decimal(signed) / Decimal(to_sign)).quantize(_D18, rounding=ROUND_HALF_EVEN)
-            if to_sign
-            else _ZERO18
-        )
-        epochs = self._elected_epochs[v]
-        past = epochs[max(0, bisect.bisect_left(epochs, e) - STATS_WINDOW) : bisect.bisect_left(epochs, e)]
-        has_stats = elected or bool(past)
-        epoch_apr: tuple[tuple[int, Decimal], ...] | None = None
-        epoch_blocks: tuple[tuple[int, int, int], ...] | None = None
-        apr = _ZERO18
-        if past:
-            entries = []
-            blocks = []
-            for k in past:
-                pk = self._infos[k]
-                entries.append((k, dec18(pk.rho[v] * BLOCKS_PER_YEAR * ONE // SCALE)))
-                blocks.append((k, int(pk.to_sign[v]), int(pk.signed[v])))
-            epoch_apr = tuple(entries)
-            epoch_blocks = tuple(blocks)
-            apr = entries[-1][1]
-        last_in_committee = e if elected else (past[-1] if past else 0)
-        metric_objs: tuple[BlsKeyMetric, ...] | None = None
-        winning_stake: Decimal | None = None
-        if elected:
-            n_elected = len(info.elected[v])
-            earned = info.stake[v] * info.rho[v] * (block - info.first + 1) // SCALE // n_elected
-            metric_objs = tuple(
-                BlsKeyMetric(
-                    key=st.keys[k],
-                    shard_id=s,
-                    group_percent=dec18(units),
-                    overall_percent=dec18(units),
-                    effective_stake=dec18(eff),
-                    raw_stake=dec18(raw),
-                    earned_reward=earned,
-                )
-                for k, s, units, eff, raw in metrics[v]
-            )
-            winning_stake = dec18(winning[v])
-        if vs.banned:
-            epos_status = BANNED
-            active_status = BANNED
-        else:
-            active_status = "active" if vs.active else "inactive"
-            if elected:
-                epos_status = _EPOS_ELECTED
-            elif vs.active and vs.dels[0].amount >= vs.min_self:
-                epos_status = _EPOS_ELIGIBLE
-            else:
-                epos_status = _EPOS_NOT_ELIGIBLE
-        if elected:
-            booted: str | None = None
-        elif not has_stats:
-            booted = _BOOT_NOT_BOOTED
-        elif vs.banned:
-            booted = BANNED
-        elif not vs.active:
-            booted = _BOOT_INACTIVE
-        else:
-            booted = _BOOT_LOST
-        delegations = tuple(
-            Delegation(
-                delegator=d.delegator,
-                amount=d.amount,
-                reward=d.reward,
-                undelegations=tuple(Undelegation(amount=a, epoch=ep) for a, ep in d.undels),
-            )
-            for d in vs.dels
-        )
-        return ValidatorSnapshot(
-            snapshot_block=block,
-            snapshot_epoch=e,
-            address=st.address,
-            name=vs.name,
-            identity=vs.identity,
-            website=vs.website,
-            security_contact=vs.security_contact,
-            details=vs.details,
-            bls_keys=st.keys,
-            rate=dec18(vs.rate),
-            max_rate=dec18(st.max_rate),
-            max_change_rate=dec18(st.max_change_rate),
-            min_self_delegation=vs.min_self,
-            max_total_delegation=vs.max_total,
-            update_height=vs.update_height,
-            creation_height=st.creation_height,
-            last_epoch_in_committee=last_in_committee,
-            delegations=delegations,
-            total_delegation=sum(d.amount for d in delegations),
-            currently_in_committee=elected,
-            epos_status=epos_status,
-            epos_winning_stake=winning_stake,
-            booted_status=booted,
-            active_status=active_status,
-            banned=vs.banned,
-            current_epoch_signed=signed,
-            current_epoch_to_sign=to_sign,
-            current_epoch_signing_percentage=pct,
-            lifetime_signed=int(info.life_signed[v]) + signed,
-            lifetime_to_sign=int(info.life_to_sign[v]) + to_sign,
-            reward_accumulated=vs.reward_acc,
-            apr=apr,
-            epoch_apr=epoch_apr,
-            metrics=metric_objs,
-            epoch_blocks=epoch_blocks,
-        )
 
     def validator_addresses(self, head: int) -> list[str]:
         """Validators created at or before ``head``, in creation order."""

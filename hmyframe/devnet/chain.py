@@ -15,7 +15,8 @@ How it is built (see the ``_gen_*`` modules):
   from one ``random.Random`` seeded by a keyed digest of ``(shard, number)``;
 * the **staking engine**, processing epochs in order: elections, staking transactions on
   shard 0, who signed each block, uptime boots, rewards (see
-  :mod:`hmyframe.devnet._gen_staking`);
+  :mod:`hmyframe.devnet._gen_staking`), and the validator snapshots read from its state
+  (:mod:`hmyframe.devnet._gen_snapshots`);
 * **self-locating identifiers**: every block / transaction / staking-transaction hash and
   every account address encodes its own location under a keyed, verified pad, so lookups
   are O(1) without any index and unknown hashes are rejected.
@@ -37,6 +38,8 @@ from typing import Concatenate, Final, ParamSpec, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from hmyframe.devnet._gen_activity import ActivityName
+from hmyframe.devnet._gen_activity import activity as activity_profile
 from hmyframe.devnet._gen_block import BlockFactory
 from hmyframe.devnet._gen_codec import (
     ADDR_CONTRACT,
@@ -54,6 +57,7 @@ from hmyframe.devnet._gen_codec import (
 )
 from hmyframe.devnet._gen_population import build_population
 from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
+from hmyframe.devnet._gen_snapshots import SnapshotViews
 from hmyframe.devnet._gen_staking import StakingEngine
 from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
 from hmyframe.devnet.model import (
@@ -143,6 +147,10 @@ class Chain:
         mints, transfers, burns and failed transfers, appended after the plain ones; see
         :mod:`hmyframe.devnet._gen_tokens`). 0 gives the chain without token activity; the
         plain transactions are the same whatever the density.
+    activity
+        How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
+        ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
+        2021-22 peak); see :mod:`hmyframe.devnet._gen_activity`.
 
     Raises
     ------
@@ -185,6 +193,7 @@ class Chain:
         validators: int = 300,
         genesis_time: int = 1_767_225_600,
         token_density: float = DEFAULT_TOKEN_DENSITY,
+        activity: ActivityName = "devnet",
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -201,17 +210,20 @@ class Chain:
                 f"token_density={short_repr(density)} must be a number of transactions per block from 0 to 50"
             )
         self.token_density: float = float(density)
+        profile = activity_profile(activity)  # a ConfigError names the bad value
+        self.activity: ActivityName = activity
         self._head = blocks - 1
         material = f"hmyframe-devnet|{self.seed}|{self.n_shards}|{self.epoch_length}|{self.n_validators}|{self.genesis_time}"
         self._codec = Codec(material.encode())
-        self._skeletons = [Skeleton(self._codec, s, self.n_shards) for s in range(self.n_shards)]
+        self._skeletons = [Skeleton(self._codec, s, self.n_shards, profile) for s in range(self.n_shards)]
         self._factory = BlockFactory(
-            self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length
+            self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length, profile
         )
         self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
         self._engine = StakingEngine(
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
+        self._snapshots = SnapshotViews(self._engine)
         self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._lock = threading.RLock()
@@ -220,7 +232,9 @@ class Chain:
         return (
             f"Chain(seed={self.seed}, shards={self.n_shards}, blocks={self._head + 1}, "
             f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}, "
-            f"token_density={self.token_density})"
+            f"token_density={self.token_density}"
+            + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
+            + ")"
         )
 
     # ------------------------------------------------------------------ validation
@@ -573,7 +587,7 @@ class Chain:
         v = self._engine.index_of(_address(address))
         if v is None:
             return None
-        return self._engine.snapshot(v, block)
+        return self._snapshots.snapshot(v, block)
 
     @_locked
     def validators(self, block: int) -> list[ValidatorSnapshot]:
@@ -584,7 +598,7 @@ class Chain:
         ConfigError
             ``block`` out of range.
         """
-        return self._engine.snapshots(self._number(block, "block"))
+        return self._snapshots.snapshots(self._number(block, "block"))
 
     # ------------------------------------------------------------------ cross-shard
     @_locked

@@ -59,6 +59,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hmyframe import _provenance
 from hmyframe._spans import merge
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
@@ -214,10 +215,12 @@ def compact(
     for name in names:
         dataset = ds.get(name)
         by_chunk: dict[int, list[tuple[int, int]]] = {}
-        for a, b, _ in cache.cached_ranges(chain_id, dataset, shard, report=False):
+        paths = {}
+        for a, b, path in cache.cached_ranges(chain_id, dataset, shard, report=False):
             if b < first or a > last or a // chunk_size != b // chunk_size:
                 continue
             by_chunk.setdefault(a // chunk_size, []).append((a, b))
+            paths[a, b] = path
         for index, files in sorted(by_chunk.items()):
             spans = merge(files)
             if len(files) < 2 or len(spans) != 1:
@@ -226,7 +229,11 @@ def compact(
             if b != (index + 1) * chunk_size - 1 and len(files) <= max_tails:
                 continue
             table = cache.read_range(chain_id, dataset, shard, a, b)
-            cache.write_range(chain_id, dataset, shard, a, b, table, replace=True)
+            # the merged file keeps where its rows were fetched (its files' provenance)
+            source = _provenance.of_files(
+                _provenance.from_footer(cache.files.read_metadata(paths[f]).metadata) for f in files
+            )
+            cache.write_range(chain_id, dataset, shard, a, b, table, source, replace=True)
             written += 1
     return written
 

@@ -53,6 +53,7 @@ from hmyframe.engine._shards import shard_ids as _shard_ids
 from hmyframe.engine._shards import shard_label as _label
 from hmyframe.engine._shards import shard_spec as _shard_spec
 from hmyframe.engine._snapshots import fetch_snapshot
+from hmyframe.engine._tokens import fetch_tokens
 from hmyframe.errors import ConfigError
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "shards",
     "snapshot_fetcher",
     "sync_twin",
+    "tokens",
     "traces_by_hash",
     "traces_fetcher",
     "transactions_by_hash",
@@ -177,6 +179,14 @@ PARAMETERS: dict[str, str] = {
         "either form) is asked once."
     ),
     "count_block": "Block at which to read the counts (``None``: the shard's head).",
+    "token_addresses": (
+        "Token contract addresses, one1 or 0x (one string or a sequence); a token given twice (in "
+        "either form) is asked once."
+    ),
+    "token_block": (
+        "Block at which to read the metadata (``None``: the shard's head, asked now). The block "
+        'used is in ``df.attrs["block"]`` and in the ``block_number`` column.'
+    ),
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
     "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
@@ -626,6 +636,42 @@ async def tx_counts(
         with Progress.make(progress, "transaction counts", unit="answers") as bar:
             table = await fetch_tx_counts(session, addresses, block, shard, progress=bar.update)
     return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "tokens",
+    "Token metadata (name, symbol, decimals, total supply) at one block, read by contract calls.",
+    [
+        ("addresses", "token_addresses"),
+        ("block", "token_block"),
+        ("shard", "lookup_shard"),
+        "rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _frame_returns("tokens", ' ``df.attrs["block"]`` holds the block.'),
+    ds.get("tokens").notes,
+    '>>> import hmyframe\n>>> df = hmyframe.tokens(["one1...", "0x..."], rpc="devnet")   # doctest: +SKIP',
+)
+async def tokens(
+    addresses: Sequence[str],
+    block: int | None = None,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "token metadata", unit="tokens") as bar:
+            at, table = await fetch_tokens(session, addresses, block, shard, progress=bar.update)
+    return to_output(table, output, {"block": at})
 
 
 _NOT_FOUND = ' Unknown hashes are listed in ``df.attrs["not_found"]``.'

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
+from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
 from hmyframe._spans import merge, rows_between
 from hmyframe._tasks import gather_or_raise
@@ -57,6 +58,7 @@ from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     ChunkJob,
@@ -131,6 +133,8 @@ class _RangeFetch:
         self.converter = converter
         self.writer = writer
         self.chain_id = ""
+        # where the chunks come from, by whether their source asks the trace endpoint
+        self.sources: dict[bool, _provenance.Provenance] = {}
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
@@ -306,12 +310,21 @@ class _RangeFetch:
                 per_block=frozenset(n for n in builds if source.fills[n].per_block),
                 cache=session.cache,
                 chain_id=self.chain_id,
+                provenance=await self._provenance(source.trace_endpoint),
             )
             tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
             built(tables)  # others' conversions wait for these, not for their writing
             await self._run(self.writer, write_chunk, job, tables)
             return tables
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
+
+    async def _provenance(self, trace: bool) -> _provenance.Provenance | None:
+        """The provenance of a chunk fetched now (``None`` without a cache: nothing is written)."""
+        if self.session.cache is None:
+            return None
+        if trace not in self.sources:
+            self.sources[trace] = await of_session(self.session, self.shard, trace=trace)
+        return self.sources[trace].now()
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
         client = self.session.client

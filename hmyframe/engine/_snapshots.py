@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS
+from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
@@ -124,6 +125,7 @@ async def fetch_snapshot(
     head = await session.head(0)
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
+    source = await of_session(session, 0) if cache is not None else None
     payloads: list[bytes] = []
     seen: set[str] = set()
     barren = 0
@@ -147,9 +149,10 @@ async def fetch_snapshot(
     ctx = ds.ConvertContext(
         shard_id=0, snapshot_block=block, snapshot_epoch=await _snapshot_epoch(session, block)
     )
+    source = source.now() if source is not None else None  # the pages are in
     decoded = ds.decode_validators(payloads)
     tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
     if cache is not None:
         for name, table in tables.items():
-            cache.write_snapshot(chain_id, ds.get(name), 0, block, table)
+            cache.write_snapshot(chain_id, ds.get(name), 0, block, table, source)
     return block, {name: tables[name] for name in names}

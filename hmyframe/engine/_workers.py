@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hmyframe import _provenance
 from hmyframe._lazy import arrow_system_allocator, lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
@@ -131,6 +132,8 @@ class ChunkJob:
         Datasets checked to hold each block of the chunk exactly once.
     cache, chain_id
         Where the tables are written (only blocks the cache lacks); ``None``: not written.
+    provenance
+        Where and when the chunk was fetched (recorded in each file's footer).
     """
 
     shard: int
@@ -140,6 +143,7 @@ class ChunkJob:
     per_block: frozenset[str]
     cache: Cache | None
     chain_id: str
+    provenance: _provenance.Provenance | None = None
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
@@ -193,7 +197,7 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
             dataset = get_dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
-                cache.write_range(job.chain_id, dataset, job.shard, a, b, part)
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance)
 
 
 def _warm() -> None:

@@ -39,6 +39,7 @@ ROUTES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"_(getPendingCXReceipts|getCXReceiptByHash)$", ("cx_receipts",)),
     (r"_getShardingStructure$", ("shards",)),
     (r"_getTransactionCount$", ("tx_counts",)),
+    (r"_call$", ("tokens",)),
     (r"^trace_(block|transaction)$", ("traces",)),
     (r"_getTransactionReceipt$", ("receipts",)),
 )
@@ -170,6 +171,32 @@ def legacy_validator(key_spelling="num-blocks-to-sign", wrapped=True):
         },
     }  # fmt: skip
     return {"id": "0", "jsonrpc": "2.0", "result": inner} if wrapped else inner
+
+
+# --------------------------------------------------------------------------------------
+# hand-made token metadata answers (the samples hold one bare "0x" hmy_call answer)
+# --------------------------------------------------------------------------------------
+
+TOKEN = "0x" + "ab" * 20
+
+
+def abi_string(text: bytes) -> str:
+    """An ABI-encoded ``string`` return value, 0x hex."""
+    padded = text.ljust(-(-len(text) // 32) * 32 or 32, b"\0")
+    return "0x" + (32).to_bytes(32, "big").hex() + len(text).to_bytes(32, "big").hex() + padded.hex()
+
+
+def token_answers(address: str = TOKEN, block: int = 7) -> tuple[list[bytes], list[tuple[str, int, str]]]:
+    """One token's five answers (getCode, name, symbol as bytes32, decimals, a 2**200 supply) and calls."""
+    answers = [
+        "0x6080",
+        abi_string(b"Sample Token"),
+        "0x" + b"SMPL".ljust(32, b"\0").hex(),
+        "0x" + (18).to_bytes(32, "big").hex(),
+        "0x" + (2**200 + 1).to_bytes(32, "big").hex(),
+    ]
+    functions = ("getCode", "name", "symbol", "decimals", "totalSupply")
+    return [as_bytes(a) for a in answers], [(address, block, f) for f in functions]
 
 
 def token_logs() -> list[dict[str, Any]]:

@@ -14,7 +14,10 @@ from hmyframe.datasets import DATASETS, ConvertContext, decode_blocks, traces_co
 from hmyframe.errors import ConfigError
 
 CTX = ConvertContext(
-    shard_id=0, block_numbers=[2], addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)]
+    shard_id=0,
+    block_numbers=[2],
+    addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)],
+    token_calls=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1, "name")],
 )
 CONSUMED = consumed()
 

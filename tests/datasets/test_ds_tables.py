@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from ds_helpers import as_bytes, consumed, current_validator, legacy_validator, token_logs
+from ds_helpers import as_bytes, consumed, current_validator, legacy_validator, token_answers, token_logs
 
 from hmyframe.amounts import AttoDtype, Uint256Dtype
 from hmyframe.cli import main
@@ -30,7 +30,10 @@ from hmyframe.datasets.token_transfers import UINT256
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CTX = ConvertContext(
-    shard_id=0, block_numbers=[2], addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)]
+    shard_id=0,
+    block_numbers=[2],
+    addresses_blocks=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1)],
+    token_calls=[("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", 1, "name")],
 )
 
 
@@ -40,6 +43,9 @@ def _sample_table(name: str) -> pa.Table:
     if DATASETS[name].source == "validators":  # the samples have no undelegations nor metrics
         page = as_bytes([current_validator(), legacy_validator()])
         tables.append(DATASETS[name].convert([page], CTX))
+    if DATASETS[name].source == "tokens":  # the one hmy_call sample answers "0x"
+        payloads, calls = token_answers()
+        tables.append(DATASETS[name].convert(payloads, ConvertContext(shard_id=0, token_calls=calls)))
     if DATASETS[name].source == "logs":  # the one recorded getLogs sample is not JSON
         tables.append(DATASETS[name].convert([as_bytes(token_logs())], CTX))
     return pa.concat_tables(tables)
@@ -65,6 +71,7 @@ def test_registry_names_and_lookup():
         "cx_receipts",
         "shards",
         "tx_counts",
+        "tokens",
     ]
     for name, ds in DATASETS.items():
         assert get(name) is ds
@@ -152,6 +159,9 @@ def test_pandas_parquet_round_trip_keeps_dtypes_and_values(name, tmp_path):
             assert arrow_back[f.name].dtype.pyarrow_dtype.storage_type == AMOUNT
             assert isinstance(plain[f.name].dtype, AttoDtype), f.name  # the file names it
             assert [None if pd.isna(v) else Decimal(v) for v in arrow_back[f.name]] == expected, f.name
+        elif (f.metadata or {}).get(b"hmyframe.dtype") == b"uint256":  # digit strings, exact
+            expected = table.column(f.name).to_pylist()
+            assert [None if pd.isna(v) else str(v) for v in plain[f.name]] == expected, f.name
 
 
 def test_the_table_written_by_pyarrow_reads_back_identically():
