@@ -43,6 +43,7 @@ and a chart.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -218,11 +219,22 @@ def run_once(contender: Contender, url: str, timeout: float) -> None:
         contender.runs.append(Run(wall, report["seconds"], report["blocks"], rows, report["rss_mb"]))
 
 
+def compile_package() -> None:
+    """Byte-compile hmyframe's modules, as an installed wheel has them (pip compiles the peers').
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on this shared machine) an editable checkout never
+    gets ``.pyc`` files, and every measured process would compile the modules it imports during
+    its work (about 0.1 s of a validator snapshot's in-process time)."""
+    compileall.compile_dir(Path(hmyframe.__file__).parent, quiet=1)
+
+
 def run_alternating(
     contenders: Sequence[Contender], url: str, runs: int, timeout: float, pause: float = 0.0
 ) -> None:
     """``runs`` rounds; each round runs every contender once, the order rotating from round to round
-    (after ``pause`` seconds before each run, e.g. for a node's limiter to refill)."""
+    (after ``pause`` seconds before each run, e.g. for a node's limiter to refill); hmyframe's
+    modules byte-compiled first (:func:`compile_package`)."""
+    compile_package()
     for r in range(runs):
         k = r % len(contenders)
         for contender in [*contenders[k:], *contenders[:k]]:
@@ -303,10 +315,16 @@ class Setting:
         return args
 
 
+def slice_blocks(args: argparse.Namespace, setting: Setting) -> int:
+    """The slice length under ``setting``: ``--blocks``, or ``--busy-blocks`` on the busy profile
+    (about ten times the transactions a block: the same order of rows in a comparable time)."""
+    return args.busy_blocks if setting.activity == "busy" else args.blocks
+
+
 def loop_blocks(args: argparse.Namespace, setting: Setting) -> int:
     """How many blocks pyhmy's per-block loop gets: about ``--loop-seconds`` of requests."""
     per_block = max(setting.latency_ms, 1.0) + setting.block_cost_ms + 2.0  # ms, rough
-    return max(10, min(args.blocks, int(args.loop_seconds * 1000 / per_block)))
+    return max(10, min(slice_blocks(args, setting), int(args.loop_seconds * 1000 / per_block)))
 
 
 #: cryo's requests per devnet block: ``eth_getBlockByNumber`` and a receipt per transaction
@@ -330,7 +348,9 @@ def cryo_ms_per_block(setting: Setting) -> float:
 
 def cryo_blocks(args: argparse.Namespace, setting: Setting) -> int:
     """How many blocks cryo gets: about ``--cryo-seconds`` of its work, at least 50, at most ``--blocks``."""
-    return min(args.blocks, max(50, int(args.cryo_seconds * 1000 / cryo_ms_per_block(setting))))
+    return min(
+        slice_blocks(args, setting), max(50, int(args.cryo_seconds * 1000 / cryo_ms_per_block(setting)))
+    )
 
 
 TXS_PARQUET = ("parquet", "transactions")
@@ -339,7 +359,7 @@ TXS_PARQUET = ("parquet", "transactions")
 def matrix_contenders(
     args: argparse.Namespace, setting: Setting, start: int, own: Env, peers: dict[str, Env]
 ) -> list[Contender]:
-    end = start + args.blocks - 1
+    end = start + slice_blocks(args, setting) - 1
     span = {"start": start, "end": end}
     out = [
         Contender("hmyframe", "hmyframe", own, {**span, "datasets": "blocks,transactions"}, TXS_PARQUET),
@@ -378,7 +398,7 @@ def run_setting(
 ) -> Section:
     contenders = matrix_contenders(args, setting, start, own, peers)
     print(f"\n{setting.label}", flush=True)
-    with devnet_process(*setting.devnet_args(start + args.blocks, args.seed)) as (urls, _):
+    with devnet_process(*setting.devnet_args(start + slice_blocks(args, setting), args.seed)) as (urls, _):
         # the devnet makes its blocks on first request: one untimed pass over the slice, so that
         # the first contender of round 1 does not pay for the chain's generation
         wire = next(c for c in contenders if c.runner == "wire")
@@ -596,7 +616,8 @@ def write_report(
         f"Written by `python bench/compare.py {' '.join(sys.argv[1:])}` in {elapsed / 60:.1f} min. "
         "Every contender ran in its own process against `hmyframe devnet` (one shard, in its own "
         f"process) on blocks {start}..{start + args.blocks - 1} ({args.blocks} blocks with "
-        f"transactions, seed {args.seed}); medians of {args.runs} alternating run(s). "
+        f"transactions, seed {args.seed}; {args.busy_blocks} blocks on the busy profile); medians of "
+        f"{args.runs} alternating run(s). "
         "The devnet sends every client identity-encoded answers (`--no-gzip`: aiohttp and "
         "requests ask for gzip by default, hmyframe does not on a loopback URL), so all read "
         "the same bytes. "
@@ -659,6 +680,12 @@ def main() -> int:
     )
     parser.add_argument("--blocks", type=int, default=5000, help="slice length (default 5000)")
     parser.add_argument(
+        "--busy-blocks",
+        type=int,
+        default=500,
+        help="slice length on the busy activity profile (default 500: ~130 transactions a block)",
+    )
+    parser.add_argument(
         "--start",
         type=int,
         default=1,
@@ -712,6 +739,7 @@ def main() -> int:
         return 1 if missing else 0
     if args.quick:
         args.blocks, args.runs, args.loop_seconds, args.cryo_seconds = 40, 1, 1.0, 1.0
+        args.busy_blocks = min(args.busy_blocks, 40)
         args.latencies, args.rate_limits, args.block_costs = "0", "off", "0"
         args.validators, args.trace_blocks, args.convert_blocks, args.convert_repeat = 120, 20, 10, 1
     chart_path = args.chart or args.out.with_name("compare.png")

@@ -19,9 +19,11 @@ from hmyframe.storage import Storage
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 else:
     pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
     pq = lazy_module("pyarrow.parquet")
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "Status",
     "content_check",
     "inspect_file",
+    "predicted_check",
     "record_metadata",
 ]
 
@@ -108,6 +111,63 @@ def content_check(meta: pq.FileMetaData) -> str:
                 summary = (stats.null_count,)
             digest.update(repr((column.path_in_schema, column.num_values, summary)).encode())
     return "sha256:" + digest.hexdigest()
+
+
+#: Rows of one row group of ``pq.write_table`` (its default ``row_group_size``).
+_ROW_GROUP = 1024 * 1024
+
+
+def predicted_check(table: pa.Table) -> str | None:
+    """:func:`content_check` of the file ``pq.write_table(table)`` will write, computed from the
+    table in memory (Arrow's min/max kernels, mapped to Parquet's physical values: ints, floats
+    with Parquet's signed zeros, bytes, decimals as big-endian two's complement), so the file
+    can be written once with its check. ``None`` for what it does not model (nested or unsigned
+    columns, an empty table, several row groups, NaN); the writer still compares the written
+    footer with the prediction and rewrites the file on any difference, so a wrong prediction
+    costs time, never integrity."""
+    rows = table.num_rows
+    if rows == 0 or rows > _ROW_GROUP:
+        return None
+    digest = hashlib.sha256(f"rows={rows};groups=1|g0:{rows}".encode())
+    for field, column in zip(table.schema, table.columns, strict=True):
+        summary = _column_summary(field.type, column)
+        if summary is None:
+            return None
+        digest.update(repr((field.name, rows, summary)).encode())
+    return "sha256:" + digest.hexdigest()
+
+
+def _column_summary(type_: pa.DataType, column: pa.ChunkedArray) -> tuple[object, ...] | None:
+    nulls = column.null_count
+    if nulls == len(column):
+        return (nulls,)
+    t = pa.types
+    if t.is_timestamp(type_) or t.is_date64(type_):
+        column = column.cast(pa.int64())
+    elif not (
+        t.is_signed_integer(type_)
+        or t.is_float64(type_)
+        or t.is_boolean(type_)
+        or t.is_string(type_)
+        or t.is_large_string(type_)
+        or t.is_binary(type_)
+        or (t.is_decimal128(type_) and type_.scale == 0)
+    ):
+        return None
+    if t.is_float64(type_) and pc.any(pc.is_nan(column)).as_py():
+        return None
+    extremes = pc.min_max(column)
+    lo, hi = extremes["min"].as_py(), extremes["max"].as_py()
+    if t.is_decimal128(type_):
+        size = 16  # decimal128(38, s): a 16-byte FIXED_LEN_BYTE_ARRAY
+        if type_.precision != 38:
+            return None
+        lo, hi = int(lo).to_bytes(size, "big", signed=True), int(hi).to_bytes(size, "big", signed=True)
+    elif isinstance(lo, str):
+        lo, hi = lo.encode(), hi.encode()
+    elif isinstance(lo, float):
+        lo, hi = (-0.0 if lo == 0 else lo), (0.0 if hi == 0 else hi)  # Parquet's signed zeros
+    return (nulls, lo, hi)
 
 
 def inspect_file(

@@ -30,6 +30,7 @@ from ._record import (
     Status,
     content_check,
     inspect_file,
+    predicted_check,
     record_metadata,
 )
 from ._temp import TMP_RE, orphaned, remove_orphans, temp_path, writer_tag
@@ -544,17 +545,19 @@ class Cache:
         meta = {**_provenance.footer(provenance), **record_metadata(dataset, expected, table.num_rows)}
         table = table.replace_schema_metadata(meta)
         # the content check covers the footer statistics, which only exist once a file is
-        # written: take them from a fast uncompressed pass (statistics do not depend on the
-        # codec), then check the real file against them
+        # written: predicted from the table in memory, else taken from a fast uncompressed pass
+        # (statistics do not depend on the codec); the real file is checked against it below
         footers: list[pq.FileMetaData] = []
-        pq.write_table(
-            table,
-            pa.BufferOutputStream(),
-            compression="none",
-            use_dictionary=False,
-            metadata_collector=footers,
-        )
-        check = content_check(footers.pop())
+        check = predicted_check(table)
+        if check is None:
+            pq.write_table(
+                table,
+                pa.BufferOutputStream(),
+                compression="none",
+                use_dictionary=False,
+                metadata_collector=footers,
+            )
+            check = content_check(footers.pop())
         tmp = temp_path(path, self._writer_tag)
         files = self.files
         try:

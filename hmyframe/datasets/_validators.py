@@ -22,14 +22,14 @@ changes) is kept once, at its first occurrence; delegation records are kept once
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import msgspec
 
-from hmyframe.addresses import to_hex
+from hmyframe.addresses import to_hex, to_hex_many
 from hmyframe.errors import AddressError, ResponseShapeError
 
 from ._base import ConvertContext
@@ -39,9 +39,11 @@ from ._decode import decode_json, payload_path
 __all__ = [
     "DecodedValidators",
     "DelegationRow",
+    "FlatDelegations",
     "array_length",
     "decode_validators",
     "delegation_rows",
+    "flat_delegations",
     "pick",
     "snapshot",
 ]
@@ -66,6 +68,9 @@ class DecodedValidators:
     records: list[dict[str, Any]] = field(default_factory=list)
     record_paths: list[str] = field(default_factory=list)
     duplicates: int = 0
+    flat: dict[tuple[int | None, int | None], FlatDelegations | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
 
 def pick(d: dict[str, Any], *names: str) -> Any:
@@ -83,6 +88,17 @@ def _address_key(value: Any, what: str, path: str) -> str:
         return to_hex(value)
     except AddressError as exc:
         raise ResponseShapeError(what, path, value, f"a valid address ({exc.reason})") from None
+
+
+def _address_keys(values: list[Any]) -> list[str | None]:
+    """The 0x form of every address at once (vectorised); all ``None`` when any value is not
+    a valid address string, for :func:`_address_key` to name it."""
+    if values and set(map(type, values)) <= {str} and all(values):
+        try:
+            return to_hex_many(values)
+        except AddressError:
+            pass
+    return [None] * len(values)
 
 
 # ---------------------------------------------------------------------------------------
@@ -312,11 +328,13 @@ def _decode_fast(payloads: Sequence[bytes], what: str) -> DecodedValidators | No
             if isinstance(page, _Entry)
             else [(payload_path(i, f"[{j}]"), e) for j, e in enumerate(page)]
         )
-        for path, element in elements:
-            if not _current_format(element):  # early-2020, wrapped, a record, or not one at all
-                return None
+        if not all(map(_current_format, (e for _, e in elements))):
+            return None  # early-2020, wrapped, a record, or not one at all
+        keys = _address_keys([e.validator.address for _, e in elements])  # type: ignore[union-attr]
+        for (path, element), key in zip(elements, keys, strict=True):
             assert element.validator is not None
-            key = _address_key(element.validator.address, what, path + ".validator.address")
+            if key is None:
+                key = _address_key(element.validator.address, what, path + ".validator.address")
             if key in seen:
                 out.duplicates += 1
                 continue
@@ -456,3 +474,104 @@ def delegation_rows(decoded: DecodedValidators, ctx: ConvertContext, what: str) 
             DelegationRow(path, validator_address, record, None, ctx.snapshot_block, ctx.snapshot_epoch)
         )
     return rows
+
+
+# ---------------------------------------------------------------------------------------
+# fast path for delegations and undelegations: every validator's raw delegation list decoded
+# typed (no dict per delegation), straight into flat columns shared by both builders
+# ---------------------------------------------------------------------------------------
+
+
+class _Delegation(msgspec.Struct, gc=False):
+    """A current-format delegation; an absent member (another spelling) stays UNSET."""
+
+    delegator: Any = msgspec.field(default=_UNSET, name="delegator-address")
+    amount: Any = _UNSET
+    reward: Any = _UNSET
+    undelegations: Any = _UNSET
+
+
+_DELEGATIONS = msgspec.json.Decoder(list[_Delegation] | None, float_hook=Decimal)
+
+
+@dataclass
+class FlatDelegations:
+    """Every delegation of the decoded validator entries, one list per member, in page order
+    (what :func:`delegation_rows` gives, without a row object per delegation).
+
+    Attributes
+    ----------
+    validator, delegator, amount, reward, undelegations
+        The raw values (validator: the entry's ``validator.address``).
+    index
+        Position in the validator's delegation list.
+    snapshot_block, snapshot_epoch
+        Per delegation, as :func:`snapshot` gives them for its validator.
+    owner
+        Row of the validator entry.
+    """
+
+    entry_paths: list[str]
+    validator: list[Any]
+    delegator: list[Any]
+    amount: list[Any]
+    reward: list[Any]
+    undelegations: list[Any]
+    index: list[int]
+    owner: list[int]
+    snapshot_block: list[int | None]
+    snapshot_epoch: list[int | None]
+
+    def path(self, row: int) -> str:
+        """Path of delegation ``row`` (for error messages only)."""
+        return f"{self.entry_paths[self.owner[row]]}.validator.delegations[{self.index[row]}]"
+
+    def undelegation_paths(self, row: int) -> Callable[[int], str]:
+        """``j -> path of undelegation j of delegation row`` (for error messages only)."""
+        return lambda j: f"{self.path(row)}.undelegations[{j}]"
+
+
+def flat_delegations(decoded: DecodedValidators, ctx: ConvertContext, what: str) -> FlatDelegations | None:
+    """The delegations of current-format entries, decoded typed, or ``None`` when any entry or
+    delegation needs :func:`delegation_rows` (records, a member under another spelling, a
+    non-object, the plain-JSON path's entries). Computed once per context and reused."""
+    if decoded.records:
+        return None
+    key = (ctx.snapshot_block, ctx.snapshot_epoch)
+    if key in decoded.flat:
+        return decoded.flat[key]
+    decoded.flat[key] = flat = _flatten(decoded, ctx, what)
+    return flat
+
+
+def _flatten(decoded: DecodedValidators, ctx: ConvertContext, what: str) -> FlatDelegations | None:
+    out = FlatDelegations(decoded.paths, [], [], [], [], [], [], [], [], [])
+    where = Where.of(what, decoded.paths)
+    for row, entry in enumerate(decoded.entries):
+        validator = entry.get("validator")
+        if type(validator) is not dict:
+            return None
+        raw = validator.get("delegations")
+        if type(raw) is not _LazyArray or raw._raw is None:
+            return None  # decoded already (or the plain-JSON path's list): the general path
+        try:
+            items = _DELEGATIONS.decode(raw._raw)
+        except (msgspec.MsgspecError, RecursionError):
+            return None  # the general path names what is wrong
+        block, epoch = snapshot(entry, ctx, where, row)  # checked for every entry, as there
+        if not items:
+            continue
+        n = len(items)
+        out.validator += [validator.get("address")] * n
+        out.owner += [row] * n
+        out.index += range(n)
+        out.snapshot_block += [block] * n
+        out.snapshot_epoch += [epoch] * n
+        for d in items:
+            out.delegator.append(d.delegator)
+            out.amount.append(d.amount)
+            out.reward.append(d.reward)
+            out.undelegations.append(d.undelegations)
+    if any(_UNSET in values for values in (out.delegator, out.amount, out.reward, out.undelegations)):
+        return None  # a member under another spelling ("Amount"...): the general path picks it
+    return out

@@ -9,7 +9,14 @@ import pyarrow as pa
 from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import Where, address_arrays, amount_array, as_list, int_array, one_float_array, parse_ints
 from ._decode import require
-from ._validators import DecodedValidators, decode_validators, delegation_rows, pick
+from ._validators import (
+    DecodedValidators,
+    FlatDelegations,
+    decode_validators,
+    delegation_rows,
+    flat_delegations,
+    pick,
+)
 
 NAME = "delegations"
 
@@ -47,6 +54,9 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     ``Undelegations``, ``Amount``) are read.
     """
     data = require(decoded, DecodedValidators, NAME, "validators")
+    flat = flat_delegations(data, ctx, NAME)
+    if flat is not None:
+        return _build_flat(flat)
     rows = delegation_rows(data, ctx, NAME)
     where = Where.of(NAME, [r.path for r in rows])
     amounts = parse_ints(
@@ -86,6 +96,44 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         "reward": amount_array(
             [pick(r.delegation, "reward", "Reward") for r in rows], where, "reward", required=True
         ),
+        "undelegation_count": pa.array(counts, type=pa.int64()),
+        "undelegating_amount": amount_array(pending, where, "undelegations", parsed=True),
+    }
+
+
+def _build_flat(flat: FlatDelegations) -> dict[str, pa.Array]:
+    """:func:`build` over :func:`flat_delegations` (the same columns, checks and messages)."""
+    where = Where(NAME, flat.path)
+    amounts = parse_ints(flat.amount, where, "amount", required=True)
+    unds = flat.undelegations
+    counts: list[int] = [0] * len(unds)
+    pending: list[int] = [0] * len(unds)
+    for i, u in enumerate(unds):
+        if u is None or (type(u) is list and not u):
+            continue  # the usual case: nothing pending
+        undelegations = as_list(u, where, i, "undelegations")
+        sub = Where(NAME, flat.undelegation_paths(i))
+        for j, x in enumerate(undelegations):
+            if not isinstance(x, dict):
+                sub.fail(j, "", x, "an undelegation object")
+        values = parse_ints(
+            [pick(x, "amount", "Amount") for x in undelegations], sub, "amount", required=True
+        )
+        counts[i] = len(undelegations)
+        pending[i] = sum(v for v in values if v is not None)
+    validator, validator_hex = address_arrays(flat.validator, where, "validator_address", required=True)
+    delegator, delegator_hex = address_arrays(flat.delegator, where, "delegator-address", required=True)
+    return {
+        "snapshot_block": pa.array(flat.snapshot_block, type=pa.int64()),
+        "snapshot_epoch": pa.array(flat.snapshot_epoch, type=pa.int64()),
+        "validator_address": validator,
+        "validator_address_hex": validator_hex,
+        "delegator_address": delegator,
+        "delegator_address_hex": delegator_hex,
+        "delegation_index": int_array(flat.index, where, "index", parsed=True),
+        "amount": amount_array(amounts, where, "amount", parsed=True),
+        "amount_one": one_float_array(amounts),
+        "reward": amount_array(flat.reward, where, "reward", required=True),
         "undelegation_count": pa.array(counts, type=pa.int64()),
         "undelegating_amount": amount_array(pending, where, "undelegations", parsed=True),
     }

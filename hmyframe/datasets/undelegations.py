@@ -9,7 +9,7 @@ import pyarrow as pa
 from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
 from ._convert import Where, address_arrays, amount_array, as_list, int_array, one_float_array, parse_ints
 from ._decode import require
-from ._validators import DecodedValidators, decode_validators, delegation_rows, pick
+from ._validators import DecodedValidators, decode_validators, delegation_rows, flat_delegations, pick
 
 NAME = "undelegations"
 
@@ -47,7 +47,24 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     delegators: list[Any] = []
     index: list[int] = []
     items: list[dict[str, Any]] = []
-    for r in delegation_rows(data, ctx, NAME):
+    flat = flat_delegations(data, ctx, NAME)
+    if flat is not None:  # the same rows, visiting only delegations with pending undelegations
+        for i, pending in enumerate(flat.undelegations):
+            if pending is None or (type(pending) is list and not pending):
+                continue
+            owner = Where.of(NAME, [flat.path(i)])
+            for j, u in enumerate(as_list(pending, owner, 0, "undelegations")):
+                path = f"{flat.path(i)}.undelegations[{j}]"
+                if not isinstance(u, dict):
+                    Where.of(NAME, [path]).fail(0, "", u, "an undelegation object")
+                paths.append(path)
+                blocks.append(flat.snapshot_block[i])
+                epochs.append(flat.snapshot_epoch[i])
+                validators.append(flat.validator[i])
+                delegators.append(flat.delegator[i])
+                index.append(j)
+                items.append(u)
+    for r in [] if flat is not None else delegation_rows(data, ctx, NAME):
         owner = Where.of(NAME, [r.path])
         for j, u in enumerate(
             as_list(pick(r.delegation, "undelegations", "Undelegations"), owner, 0, "undelegations")

@@ -127,6 +127,9 @@ SCHEMA = pa.schema(
 )
 
 
+_NONE = type(None)
+
+
 def _status_flags(active_status: Any, epos_status: Any) -> tuple[bool | None, bool | None]:
     if not isinstance(active_status, str):
         return None, None
@@ -318,9 +321,17 @@ def _current_rows(
     v_: list[Any] = [e.get("validator") for e in entries]
     perfs: list[Any] = [e.get("current-epoch-performance") for e in entries]
     lifetimes: list[Any] = [e.get("lifetime") for e in entries]
-    if not {type(x) for x in (*v_, *perfs, *lifetimes)} <= {dict_}:
+    if not {type(x) for x in (*v_, *lifetimes)} <= {dict_} or not set(map(type, perfs)) <= {dict_, _NONE}:
         return None
-    signings: list[Any] = [p.get("current-epoch-signing-percent") for p in perfs]
+    # a validator out of the committee has no performance: its signing columns are null, as in
+    # :func:`_rows`, unless the entry has the early-2020 key :func:`_rows` reads instead
+    empty: dict[str, Any] = {}
+    if any(
+        p is None and e.get("current-epoch-signing-percent") is not None
+        for p, e in zip(perfs, entries, strict=True)
+    ):
+        return None
+    signings: list[Any] = [empty if p is None else p.get("current-epoch-signing-percent") for p in perfs]
     blocks: list[Any] = [lt.get("blocks") for lt in lifetimes]
     keys: list[Any] = [v.get("bls-public-keys") for v in v_]
     if not {type(x) for x in (*signings, *blocks)} <= {dict_} or not set(map(type, keys)) <= {list}:
@@ -338,9 +349,9 @@ def _current_rows(
     snapshot_epochs: list[Any] = [ctx.snapshot_epoch] * n
     if ctx.snapshot_block is None or ctx.snapshot_epoch is None:
         if ctx.snapshot_block is None:
-            snapshot_blocks = [p.get("block") for p in perfs]
+            snapshot_blocks = [None if p is None else p.get("block") for p in perfs]
         if ctx.snapshot_epoch is None:
-            snapshot_epochs = [p.get("epoch") for p in perfs]
+            snapshot_epochs = [None if p is None else p.get("epoch") for p in perfs]
         numbers = [x for x in (*snapshot_blocks, *snapshot_epochs) if x is not None]
         if not set(map(type, numbers)) <= {int} or (numbers and min(numbers) < 0):
             return None  # hex text, a float, a negative number...: parsed (or refused) row by row

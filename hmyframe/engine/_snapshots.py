@@ -24,6 +24,8 @@ and cached together.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +128,29 @@ async def fetch_snapshot(
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
     source = await of_session(session, 0) if cache is not None else None
+    # the block's epoch is asked alongside the pages (the node's validator limiter does not
+    # pace it), so the snapshot does not pay one more round trip after its last page
+    epoch = asyncio.ensure_future(_snapshot_epoch(session, block))
+    try:
+        payloads = await _pages(session, block, progress)
+        snapshot_epoch = await epoch
+    finally:
+        if not epoch.done():
+            epoch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await epoch
+    ctx = ds.ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=snapshot_epoch)
+    source = source.now() if source is not None else None  # the pages are in
+    decoded = ds.decode_validators(payloads)
+    tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
+    if cache is not None:
+        for name, table in tables.items():
+            cache.write_snapshot(chain_id, ds.get(name), 0, block, table, source)
+    return block, {name: tables[name] for name in names}
+
+
+async def _pages(session: Session, block: int, progress: Callable[[int], None] | None) -> list[bytes]:
+    """The raw pages of the snapshot at ``block``, by the paging rules of the module docs."""
     payloads: list[bytes] = []
     seen: set[str] = set()
     barren = 0
@@ -146,13 +171,4 @@ async def fetch_snapshot(
         raise ResponseShapeError(
             "getAllValidatorInformationByBlockNumber", "page", _MAX_PAGES, "an empty page eventually"
         )
-    ctx = ds.ConvertContext(
-        shard_id=0, snapshot_block=block, snapshot_epoch=await _snapshot_epoch(session, block)
-    )
-    source = source.now() if source is not None else None  # the pages are in
-    decoded = ds.decode_validators(payloads)
-    tables = {name: ds.get(name).build(decoded, ctx) for name in SNAPSHOT_DATASETS}
-    if cache is not None:
-        for name, table in tables.items():
-            cache.write_snapshot(chain_id, ds.get(name), 0, block, table, source)
-    return block, {name: tables[name] for name in names}
+    return payloads

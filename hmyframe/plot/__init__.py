@@ -13,6 +13,9 @@ Staking (:mod:`hmyframe.plot.staking`)
 Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`transactions`, :func:`gas`, :func:`gas_utilisation`, :func:`block_times`,
     :func:`cross_shard`, :func:`staking_directives`.
+Live (:mod:`hmyframe.plot.live`)
+    :func:`live`: transactions and gas per minute per shard over the last minutes, following
+    the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
 
 Adding a plot is one function in the module of its theme, drawn inside
 :func:`~hmyframe.plot._style.style` with the helpers of that module.
@@ -20,6 +23,7 @@ Adding a plot is one function in the module of its theme, drawn inside
 
 from __future__ import annotations
 
+from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
     commission_distribution,
     delegator_concentration,
@@ -42,6 +46,7 @@ from hmyframe.plot.throughput import (
 )
 
 __all__ = [
+    "LiveView",
     "block_times",
     "commission_distribution",
     "cross_shard",
@@ -49,6 +54,7 @@ __all__ = [
     "gas",
     "gas_utilisation",
     "history",
+    "live",
     "lorenz_curve",
     "signing_histogram",
     "snapshot_diff",

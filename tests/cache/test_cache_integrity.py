@@ -15,9 +15,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cache_helpers import CHAIN, DS, SCHEMA, rows
+from cache_helpers import CHAIN, DS, SCHEMA, FakeDataset, rows
 
+import hmyframe.cache._store as store_module
 from hmyframe.cache import Cache, CacheWarning
+from hmyframe.cache._record import content_check, predicted_check
 
 
 def _rewrite_keeping_metadata(path: Path, table: pa.Table) -> None:
@@ -182,3 +184,56 @@ def test_clear_touches_only_the_files_the_cache_wrote(tmp_path: Path) -> None:
     assert not ours.exists()
     assert all(p.read_text() == "mine" for p in users)
     assert folder.exists()  # still holds the user's files
+
+
+def _footer_check(path: Path) -> str:
+    return pq.read_metadata(path).metadata[b"hmyframe.check"].decode()
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([3, None, -7], pa.int32()),
+        pa.array([0.0, None, 2.5]),  # Parquet writes a zero minimum as -0.0
+        pa.array([-1.5, -0.0, None]),
+        pa.array(["b", None, "ab\u00e9"]),
+        pa.array([True, None, True]),
+        pa.array([None, None, None], pa.string()),  # no min/max at all
+        pa.array([1, None, 2], pa.timestamp("ms", tz="UTC")),
+        pa.array([-(10**37), None, 10**30], pa.decimal128(38, 0)),
+    ],
+    ids=["int32", "float-zero", "float-neg-zero", "string", "bool", "all-null", "timestamp", "decimal"],
+)
+def test_the_check_predicted_in_memory_is_the_written_files_own(tmp_path: Path, column: pa.Array) -> None:
+    schema = pa.schema([pa.field("block_number", pa.int64()), pa.field("x", column.type)])
+    dataset = FakeDataset("transactions", schema, "fp-x")
+    table = pa.table({"block_number": pa.array([0, 1, 2], pa.int64()), "x": column}, schema=schema)
+    assert predicted_check(table) is not None
+    Cache(tmp_path).write_range(CHAIN, dataset, 0, 0, 2, table)
+    (path,) = tmp_path.rglob("*.parquet")
+    footer = pq.read_metadata(path)
+    # what the footer's statistics give is what was predicted (and recorded)
+    assert content_check(footer) == predicted_check(table) == _footer_check(path)
+
+
+def test_unmodelled_columns_fall_back_to_the_statistics_pass(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("block_number", pa.int64()), pa.field("x", pa.list_(pa.int64()))])
+    table = pa.table({"block_number": [0, 1], "x": [[1, 2], None]}, schema=schema)
+    assert predicted_check(table) is None
+    assert predicted_check(rows(0, 0, per_block=0)) is None  # an empty table
+    assert predicted_check(pa.table({"f": pa.array([1.0, float("nan")])})) is None
+    cache = Cache(tmp_path)
+    cache.write_range(CHAIN, FakeDataset("transactions", schema, "fp-l"), 0, 0, 1, table)
+    (path,) = tmp_path.rglob("*.parquet")
+    assert _footer_check(path) == content_check(pq.read_metadata(path))
+
+
+def test_a_wrong_prediction_is_caught_by_the_written_footer_and_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "predicted_check", lambda table: "sha256:wrong")
+    cache = Cache(tmp_path)
+    cache.write_range(CHAIN, DS, 0, 0, 9, rows(0, 9))
+    (path,) = tmp_path.rglob("*.parquet")
+    assert _footer_check(path) == content_check(pq.read_metadata(path)) != "sha256:wrong"
+    assert [e.status for e in cache.entries(CHAIN, "transactions")] == ["ok"]

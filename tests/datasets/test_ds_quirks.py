@@ -497,6 +497,22 @@ def _with_perf(**changes):
         ([current_validator(lifetime=None), current_validator(A2)], False),
         ([current_validator(**{"active-status": "inactive", "epos-status": "banned"})], True),
         ([current_validator(**{"total-delegation": None})], True),
+        # out of the committee: no performance, null signing columns either way
+        ([current_validator(), current_validator(A2, **{"current-epoch-performance": None})], True),
+        (
+            [
+                current_validator(
+                    **{
+                        "current-epoch-performance": None,
+                        "current-epoch-signing-percent": {
+                            "current-epoch-signed": 1,
+                            "current-epoch-to-sign": 2,
+                        },
+                    }
+                )
+            ],
+            False,
+        ),
     ],
 )
 def test_validators_fast_path_taken_only_for_the_current_format(entries, fast, monkeypatch):
@@ -538,3 +554,122 @@ def test_validators_bls_keys_of_either_case_and_prefix_pass():
     entry["validator"]["bls-public-keys"] = [BLS.upper(), "0x" + BLS]
     (row,) = DATASETS["validators"].convert([as_bytes([entry])], CTX).to_pylist()
     assert row["bls_public_keys"] == f"{BLS.upper()},0x{BLS}"
+
+
+# --------------------------------------------------------------------------------------
+# delegations / undelegations: the typed flat path and the row-by-row path agree
+# --------------------------------------------------------------------------------------
+
+
+def _delegations_both_ways(payloads, ctx, monkeypatch):
+    """Tables (or error messages) of delegations and undelegations by the flat path, then by
+    :func:`delegation_rows` alone; returns whether the flat path was taken."""
+    import hmyframe.datasets._validators as vmod
+    import hmyframe.datasets.delegations as dmod
+    import hmyframe.datasets.undelegations as umod
+
+    def both():
+        out = []
+        for name in ("delegations", "undelegations"):
+            try:
+                out.append(DATASETS[name].convert(payloads, ctx))
+            except ResponseShapeError as exc:
+                out.append(str(exc))
+        return out
+
+    taken = []
+
+    def spy(decoded, c, what):
+        flat = vmod.flat_delegations(decoded, c, what)
+        taken.append(flat is not None)
+        return flat
+
+    monkeypatch.setattr(dmod, "flat_delegations", spy)
+    monkeypatch.setattr(umod, "flat_delegations", spy)
+    fast = both()
+    monkeypatch.setattr(dmod, "flat_delegations", lambda decoded, c, what: None)
+    monkeypatch.setattr(umod, "flat_delegations", lambda decoded, c, what: None)
+    slow = both()
+    for a, b in zip(fast, slow, strict=True):
+        assert a == b if isinstance(a, str) else a.equals(b), (a, b)
+    return any(taken), fast
+
+
+@pytest.mark.parametrize("sample", _VALIDATOR_SAMPLES, ids=[s.file for s in _VALIDATOR_SAMPLES])
+def test_delegations_flat_and_row_paths_agree_on_samples(sample, monkeypatch):
+    _delegations_both_ways([sample.payload], ConvertContext(shard_id=0), monkeypatch)
+
+
+def _with_delegation(**changes):
+    entry = current_validator()
+    delegation = {**entry["validator"]["delegations"][1], **changes}
+    entry["validator"] = {
+        **entry["validator"],
+        "delegations": [entry["validator"]["delegations"][0], delegation],
+    }
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("entries", "flat", "error"),
+    [
+        ([current_validator(), current_validator(A2)], True, None),
+        ([current_validator(), {**current_validator(A2), "current-epoch-performance": None}], True, None),
+        # another spelling of a member: the row path picks it
+        ([_with_delegation(Amount=5, amount=None)], True, "delegations[1].amount"),
+        (
+            [{**current_validator(), "validator": {**current_validator()["validator"], "delegations": None}}],
+            False,
+            None,
+        ),
+        ([_with_delegation(undelegations=None)], True, None),
+        # bad values are named alike, with the delegation's path
+        ([_with_delegation(amount="12x")], True, "payload[0][0].validator.delegations[1].amount"),
+        ([_with_delegation(reward=-1)], True, "payload[0][0].validator.delegations[1].reward"),
+        (
+            [_with_delegation(undelegations=[{"amount": "x", "epoch": 1}])],
+            True,
+            "delegations[1].undelegations[0].amount",
+        ),
+        (
+            [_with_delegation(undelegations=[7])],
+            True,
+            "payload[0][0].validator.delegations[1].undelegations[0]",
+        ),
+        (
+            [_with_delegation(undelegations="no")],
+            True,
+            "payload[0][0].validator.delegations[1].undelegations",
+        ),
+        ([_with_delegation(**{"delegator-address": "one1nope"})], True, "delegations[1].delegator-address"),
+        ([_with_perf(block="0xzz")], True, "current-epoch-performance.block"),
+    ],
+)
+def test_delegations_flat_path_keeps_the_row_paths_rows_and_messages(entries, flat, error, monkeypatch):
+    for ctx in (ConvertContext(shard_id=0), ConvertContext(shard_id=0, snapshot_block=5, snapshot_epoch=1)):
+        taken, out = _delegations_both_ways([as_bytes(entries)], ctx, monkeypatch)
+        messages = [o for o in out if isinstance(o, str)]
+        if error is None:
+            assert not messages
+        elif ctx.snapshot_block is None or "performance" not in error:
+            assert messages
+            assert any(error in m for m in messages), messages
+    assert taken is flat
+
+
+def test_delegations_other_spellings_take_the_row_path(monkeypatch):
+    entry = current_validator()
+    entry["validator"]["delegations"] = [
+        {
+            "delegator_address": A2,
+            "Amount": 3 * 10**18,
+            "Reward": 1,
+            "Undelegations": [{"Amount": 10**18, "Epoch": 9}],
+        }
+    ]
+    taken, (delegations, undelegations) = _delegations_both_ways(
+        [as_bytes([entry])], ConvertContext(shard_id=0), monkeypatch
+    )
+    assert not taken
+    assert delegations["amount"].to_pylist() == [3 * 10**18]
+    assert undelegations["epoch"].to_pylist() == [9]
