@@ -50,7 +50,7 @@ from hmyframe.addresses import normalize_many
 from hmyframe.cache import Cache
 from hmyframe.datasets import DATASETS
 from hmyframe.datasets.sources import BLOCKS, Answers, Call
-from hmyframe.engine._ranges import ChunkJob, PieceJob, convert_piece, finish_chunk
+from hmyframe.engine._workers import ChunkJob, PieceJob, convert_piece, finish_chunk
 from hmyframe.rpc.client import Client
 
 ACTIVITIES = ("quiet", "devnet", "busy")

@@ -227,6 +227,11 @@ class RangeSource:
     fallback
         Called when a call fails with an error; a state update makes the engine fetch the
         chunk again with it (and keep it for later chunks), ``None`` lets the error stand.
+    plans_from_needed
+        Its plan takes params from :attr:`ChunkRequest.needed` (receipts: the blocks' hashes),
+        so its calls wait for the tables its datasets need. ``False``: its calls go out with
+        those of the sources building them, and only its conversion waits (its plan is then
+        given only the needed tables read from the cache).
     """
 
     name: str
@@ -235,6 +240,7 @@ class RangeSource:
     transform: str
     trace_endpoint: bool = False
     fallback: Fallback | None = None
+    plans_from_needed: bool = True
 
     def __post_init__(self) -> None:
         if ":" not in self.transform:
@@ -363,6 +369,7 @@ TRACES = RangeSource(
     plan=_plan_traces,
     transform="hmyframe.datasets._transform:traces",
     trace_endpoint=True,
+    plans_from_needed=False,
 )
 
 
@@ -480,6 +487,7 @@ LOGS = RangeSource(
     plan=_plan_logs,
     transform="hmyframe.datasets._transform:logs",
     fallback=_logs_fallback,
+    plans_from_needed=False,
 )
 
 

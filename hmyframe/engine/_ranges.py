@@ -15,7 +15,9 @@ conversion needs and how far behind the head its blocks are complete.
    source fills with that detail (one fetch of full blocks makes blocks, transactions and
    staking transactions). A dataset whose conversion needs another one's table of the same
    blocks (:attr:`~hmyframe.datasets.sources.Fill.needs`) gets it from the cache, or has it
-   built first in the same chunk.
+   built in the same chunk: every source's calls go out at once (traces with their blocks),
+   and a piece is converted once the tables it needs are built (dependency order); only a
+   source that plans from those tables (receipts, by the blocks' hashes) sends its calls after.
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
    (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
@@ -61,10 +63,11 @@ from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     ChunkJob,
     PieceJob,
+    assemble_chunk,
     convert_piece,
     converter_for,
-    finish_chunk,
     get_dataset,
+    write_chunk,
 )
 from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
 
@@ -84,6 +87,10 @@ __all__ = [
 
 
 ProgressFn = Callable[[int], None]
+
+#: Pieces fetched beyond ``max_in_flight`` before earlier ones are converted (per shard):
+#: enough to keep requests going out while the converter catches up, not every chunk's answers.
+PIECES_AHEAD = 2
 
 
 def split_aligned(gaps: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
@@ -131,6 +138,9 @@ class _RangeFetch:
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
+        # answers fetched and not yet converted: the network outruns one converter, and every
+        # chunk in flight piling up its raw answers was the peak of a long export's memory
+        self.in_hand = asyncio.Semaphore(session.options.max_in_flight + PIECES_AHEAD)
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
@@ -165,14 +175,40 @@ class _RangeFetch:
                     )
                 else:
                     build[need] = None  # built first, in this chunk
-        needs = {n for name in build for n in sources.fill_of(name).needs}
-        for source, names in _in_order(build):
-            tables = await self.run_source(source, names, start, end, needed)
+        # every source's calls go out at once; a source whose conversion needs another's table
+        # of this chunk waits for it (converted in dependency order), and so does its plan when
+        # the plan takes its params from that table
+        loop = asyncio.get_running_loop()
+        made: dict[str, asyncio.Future[pa.Table]] = {
+            n: loop.create_future() for name in build for n in sources.fill_of(name).needs if n not in needed
+        }
+
+        def built(tables: Mapping[str, pa.Table]) -> None:
+            for name, table in tables.items():
+                if name in made and not made[name].done():
+                    made[name].set_result(table)
+
+        failures: list[BaseException] = []
+
+        async def one(source: RangeSource, names: list[str]) -> None:
+            pending = {n: made[n] for name in names for n in sources.fill_of(name).needs if n in made}
+            try:
+                tables = await self.run_source(source, names, start, end, needed, pending, built)
+            except Exception as error:  # noqa: BLE001 (any failure must release those waiting)
+                failures.append(error)
+                for name in source.fills:  # the sources waiting for these tables fail too
+                    if name in made and not made[name].done():
+                        made[name].set_exception(error)
+                        made[name].exception()  # (retrieved: waiting sources re-raise it)
+                return
             for name, table in tables.items():
                 if name in self.memory and cache is None:
                     self.memory[name].append((start, table))
-                if name in needs:
-                    needed[name] = table
+
+        # a source that fails costs no other: what the others built is kept (written)
+        await asyncio.gather(*(one(source, names) for source, names in _in_order(build)))
+        if failures:
+            raise failures[0]
         if self.progress is not None:
             self.progress(end - start + 1)
 
@@ -183,9 +219,20 @@ class _RangeFetch:
         start: int,
         end: int,
         needed: Mapping[str, pa.Table],
+        pending: Mapping[str, asyncio.Future[pa.Table]],
+        built: Callable[[Mapping[str, pa.Table]], None],
     ) -> dict[str, pa.Table]:
-        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives."""
+        """Fetch one source's answers for blocks ``start..end``, converting each piece as it arrives.
+
+        ``needed`` holds the tables its datasets need that are at hand (read from the cache);
+        ``pending`` those still being built in this chunk by other sources: the calls go out
+        at once (unless the source plans from its needed tables), each piece's conversion
+        waits for them. ``built`` is given the chunk's checked tables before they are written.
+        """
         session = self.session
+        if pending and source.plans_from_needed:
+            needed = {**needed, **{n: await table for n, table in pending.items()}}
+            pending = {}
         options = session.options
         state = self.states.setdefault(source.name, {})
         detail = frozenset().union(*(source.fills[n].detail for n in names))
@@ -204,7 +251,17 @@ class _RangeFetch:
             )
 
             async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
-                payloads = await self._piece(piece)
+                if pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
+                    payloads = await self._piece(piece)
+                    have = {**request.needed, **{n: await table for n, table in pending.items()}}
+                    return await convert(piece, payloads, have, request)
+                async with self.in_hand:
+                    payloads = await self._piece(piece)
+                    return await convert(piece, payloads, request.needed, request)
+
+            async def convert(
+                piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
+            ) -> dict[str, pa.Table]:
                 answers = Answers(
                     shard=self.shard,
                     first=piece.first,
@@ -214,7 +271,7 @@ class _RangeFetch:
                     builds=builds,
                     calls=piece.calls,
                     payloads=payloads,
-                    needed={n: rows_between(t, piece.first, piece.last) for n, t in needed.items()},
+                    needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
                     endpoint=endpoint,
                 )
                 tables: dict[str, pa.Table] = await self._run(
@@ -255,8 +312,10 @@ class _RangeFetch:
                 chain_id=self.chain_id,
                 provenance=await self._provenance(source.trace_endpoint),
             )
-            finished: dict[str, pa.Table] = await self._run(self.writer, finish_chunk, job)
-            return finished
+            tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
+            built(tables)  # others' conversions wait for these, not for their writing
+            await self._run(self.writer, write_chunk, job, tables)
+            return tables
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
 
     async def _provenance(self, trace: bool) -> _provenance.Provenance | None:

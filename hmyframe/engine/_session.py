@@ -98,9 +98,10 @@ class FetchOptions:
     convert_processes
         Worker processes converting and writing a range fetch's chunks, so conversion uses
         other cores while this process sends requests; 0 (the default) converts in a thread
-        of this process (overlapping the fetch on one core). Each worker is a fresh
-        interpreter (spawned: a script using it needs the ``if __name__ == "__main__":``
-        guard) holding pyarrow; used with a local cache folder or no cache.
+        of this process (overlapping the fetch on one core). Each worker is a fork of a
+        fresh fork-server interpreter that imported pyarrow and the datasets once (spawned
+        where there is none; either way a script using it needs the
+        ``if __name__ == "__main__":`` guard); used with a local cache folder or no cache.
     """
 
     chunk_size: int = 1000

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
-from hmyframe._lazy import lazy_module
+from hmyframe._lazy import arrow_system_allocator, lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import Answers
@@ -36,10 +36,12 @@ __all__ = [
     "CONVERT_THREADS",
     "ChunkJob",
     "PieceJob",
+    "assemble_chunk",
     "convert_piece",
     "converter_for",
     "finish_chunk",
     "get_dataset",
+    "write_chunk",
 ]
 
 #: Conversion threads of one fetch (per shard). Conversion holds the interpreter lock for most
@@ -145,13 +147,25 @@ class ChunkJob:
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
-    """Put a chunk's pieces together, check the tables and write them (in a conversion thread).
+    """Put a chunk's pieces together, check the tables and write them (in the writer thread).
+
+    :func:`assemble_chunk`, then :func:`write_chunk`.
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        Every dataset's table of the chunk.
+    """
+    tables = assemble_chunk(job)
+    write_chunk(job, tables)
+    return tables
+
+
+def assemble_chunk(job: ChunkJob) -> dict[str, pa.Table]:
+    """Put a chunk's pieces together and check the tables (nothing written yet).
 
     Each dataset's pieces are concatenated in block order and checked (rows only of the
-    chunk's blocks; each block exactly once for a one-row-per-block dataset); then every table
-    is written to the cache for the blocks it lacks (so cache files never overlap, also when
-    part of the chunk was cached by an earlier, narrower fetch). Nothing is written unless
-    every table passed.
+    chunk's blocks; each block exactly once for a one-row-per-block dataset).
 
     Returns
     -------
@@ -167,6 +181,16 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
         if name in job.per_block:
             _check_blocks(table, job.first, job.last, name, job.shard)
         tables[name] = table
+    return tables
+
+
+def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
+    """Write a chunk's checked tables (:func:`assemble_chunk`) to the cache, if any.
+
+    Every table is written for the blocks the cache lacks (so cache files never overlap, also
+    when part of the chunk was cached by an earlier, narrower fetch); call it only once every
+    table of the chunk passed its checks.
+    """
     cache = job.cache
     if cache is not None:
         for name, table in tables.items():
@@ -174,22 +198,37 @@ def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
                 cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance)
-    return tables
 
 
 def _warm() -> None:
     """Runs first in each conversion worker process: the transforms' imports (pyarrow, the datasets)."""
+    arrow_system_allocator()
     for source in sources.RANGE_SOURCES.values():
         _transform(source.transform)
+
+
+def _context() -> Any:
+    """Workers forked from a fork server that has imported what converting needs.
+
+    The fork server is a fresh interpreter (it inherits none of this process's threads,
+    pyarrow's pools included, so forking from it is safe); it imports pyarrow and the datasets
+    once, and each worker is a fork of it, so N workers pay those imports once, not N times.
+    Where there is no fork server (not POSIX), each worker is spawned and imports them itself.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(
+        [__name__, *(s.transform.partition(":")[0] for s in sources.RANGE_SOURCES.values())]
+    )
+    return context
 
 
 def converter_for(session: Session) -> concurrent.futures.Executor:
     """Where a fetch's pieces are converted (see :mod:`hmyframe.engine._ranges`, point 4)."""
     processes = session.options.convert_processes
     if processes:
-        pool = concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
-        )
+        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=_context(), initializer=_warm)
         pool.submit(int)  # start the workers now, while the first requests are in flight
         return pool
     return concurrent.futures.ThreadPoolExecutor(CONVERT_THREADS, thread_name_prefix="hmyframe-convert")
