@@ -142,6 +142,7 @@ async def export(
     client: Any = None,
     follow: bool = False,
     poll: float = 1.0,
+    heads: Any = "auto",
 ) -> ExportSummary:
     """Export block-range datasets of ``start..end`` and/or a validator snapshot to disk.
 
@@ -181,7 +182,13 @@ async def export(
         chunk file once complete; a restart resumes without a gap (see
         :mod:`hmyframe.engine._follow`). Range datasets to Parquet only, without ``client``.
     poll
-        With ``follow``: seconds between two polls of the head (the main term of the lag).
+        With ``follow``: seconds between two polls of the head (the main term of the lag when
+        polling; with a WebSocket, the polling interval while the socket is re-opened).
+    heads
+        With ``follow``: how new heads are learnt. ``"auto"`` (default): each shard's
+        WebSocket ``newHeads`` subscription where the node's sharding structure lists a URL
+        (milliseconds after the block), else polling; ``"ws"``: WebSocket only (a shard
+        listing none is an error); ``"poll"``: polling only.
 
     Returns
     -------
@@ -210,6 +217,9 @@ async def export(
     spec = shard_spec(shard)
     if follow:
         _check_follow(range_names, snap_names, format, client, end)
+        from hmyframe.engine._follow import _check_heads
+
+        _check_heads(heads, poll)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
@@ -256,6 +266,7 @@ async def export(
                         end,
                         ids,
                         poll=poll,
+                        heads=heads,
                         on_batch=lambda batch: tick(batch.last - batch.first + 1),
                     )
                 elif client is None:

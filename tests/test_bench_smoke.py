@@ -32,6 +32,7 @@ TINY: dict[str, tuple[list[str], str]] = {
     "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
     "floor.py": (["--blocks", "20", "--chunk", "10", "--repeat", "1"], "hmyframe/floor"),
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),
+    "follow_lag.py": (["--seconds", "2", "--polls", "0.5"], "polling every 0.5 s"),
     "startup.py": (["--repeat", "1"], "start of hmyframe export"),
     "pipeline.py": (["--blocks", "60", "--latencies", "0", "--runs", "1", "--processes", "1"], "x wire"),
     "headers_only.py": (["--blocks", "60", "--repeat", "1"], "bytes per block"),

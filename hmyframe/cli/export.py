@@ -160,7 +160,16 @@ def register(subparsers: Any) -> None:
         type=float,
         default=1.0,
         metavar="SECONDS",
-        help="with --follow: seconds between two polls of the head (default 1)",
+        help="with --follow: seconds between two polls of the head (default 1; with WebSocket heads, "
+        "while the socket is re-opened)",
+    )
+    parser.add_argument(
+        "--heads",
+        choices=("auto", "ws", "poll"),
+        default="auto",
+        help="with --follow: how new heads are learnt: auto (default: the shard's WebSocket newHeads "
+        "subscription where the node's sharding structure lists a ws URL, else polling), ws (WebSocket "
+        "only) or poll (polling only)",
     )
     add_rpc_arguments(parser)
     parser.set_defaults(handler=run)
@@ -193,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
             client=client,
             follow=args.follow,
             poll=args.poll,
+            heads=args.heads,
         )
         return run_sync(until_stopped(coroutine) if args.follow else coroutine)
 

@@ -8,8 +8,11 @@ interrupted (or until ``end``). :func:`follow` (``hmyframe.aio.follow`` and the 
 Heads
     New heads come from a :class:`HeadSource`: ``heads(shard)`` yields the shard's head each
     time it is observed. :class:`PollingHeads` asks the node every ``poll`` seconds (backing
-    off, up to :data:`MAX_BACKOFF`, while the node cannot answer); a WebSocket ``newHeads``
-    source plugs in behind the same interface (:func:`head_source` picks one).
+    off, up to :data:`MAX_BACKOFF`, while the node cannot answer); :class:`WebSocketHeads`
+    subscribes to ``newHeads`` at the WebSocket URL the shard's sharding-structure entry lists
+    (:func:`~hmyframe.rpc.heads.watch_heads`: re-opened with back-off, polled meanwhile; its
+    reports become :class:`FollowWarning`) and polls shards listing none. :func:`head_source`
+    picks one: ``heads="auto"`` (default), ``"ws"`` or ``"poll"``.
 
 Files
     A batch of new blocks is fetched through the ordinary range driver
@@ -23,12 +26,16 @@ Files
     cache's cover (:func:`hmyframe.read`, the cache, the fetchers) never see a block twice nor
     miss one, even in that instant; a raw ``pyarrow.dataset`` listing taken between the rename
     and the deletions can hold both (a few milliseconds per chunk): read through
-    :func:`hmyframe.read` while a follower runs. When it has stopped, the folder is the standard
-    layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
+    :func:`hmyframe.read` while a follower runs. (That instant is not closed: no order of
+    renames and deletions swaps several files for one in a listing at once, and naming tails so
+    that ``pyarrow.dataset`` skips them, ``_``/``.`` prefixes, would trade the duplicates for raw
+    readers missing the whole head chunk, up to ``chunk_size`` blocks, and leave a stopped
+    follow's folder outside the standard layout.) When it has stopped, the folder is the
+    standard layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
 
 Lag
     A block is on disk at most ``poll`` (the interval between two head polls; with a
-    WebSocket source, the notification delay) + one batch's fetch, conversion and write time
+    WebSocket source, the notification delay, milliseconds) + one batch's fetch, conversion and write time
     after the node first reports it, plus the datasets' head offset (``signers`` wait one
     block: block N's signers are known from block N+1). A compaction (once per chunk, or per
     :data:`MAX_TAILS` batches) runs before the next poll and delays that batch by its own time
@@ -80,14 +87,17 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hmyframe.cache import Cache
+    from hmyframe.rpc.heads import HeadReport
 
 __all__ = [
+    "HEADS_MODES",
     "MAX_BACKOFF",
     "MAX_TAILS",
     "Batch",
     "FollowWarning",
     "HeadSource",
     "PollingHeads",
+    "WebSocketHeads",
     "compact",
     "follow_export",
     "follow_shard",
@@ -174,18 +184,143 @@ class PollingHeads:
             await asyncio.sleep(max(0.0, self.every - (time.monotonic() - asked)))
 
 
-def head_source(session: Session, poll: float) -> HeadSource:
-    """The head source of a follow: polling every ``poll`` seconds.
+#: How a follow learns new heads: ``"auto"`` (a shard's WebSocket URL when its sharding
+#: structure lists one, else polling), ``"ws"`` (WebSocket, required) or ``"poll"``.
+HEADS_MODES = ("auto", "ws", "poll")
+
+
+def _report_head(report: HeadReport) -> None:
+    """A :func:`~hmyframe.rpc.heads.watch_heads` report as a :class:`FollowWarning`."""
+    warnings.warn(str(report), FollowWarning, stacklevel=2)
+
+
+@dataclass
+class WebSocketHeads:
+    """Heads from each shard's WebSocket ``newHeads`` subscription, where the node lists one.
+
+    ``heads(shard)`` looks the shard's ``ws`` URL up in the node's sharding structure and
+    follows :func:`~hmyframe.rpc.heads.watch_heads` there: a head within milliseconds of its
+    block, the socket re-opened with back-off (the head polled every ``every`` seconds
+    meanwhile) and every :class:`~hmyframe.rpc.heads.HeadReport` (a lost socket, a stall, a
+    lower head) issued as a :class:`FollowWarning`. A shard listing no URL is polled (as
+    :class:`PollingHeads`), unless ``require``.
+
+    Attributes
+    ----------
+    session
+        The open session (its client answers the sharding structure and the polls).
+    every
+        Seconds between polls of the head while a socket is down or where none is listed.
+    require
+        A shard listing no WebSocket URL is a :class:`~hmyframe.errors.ConfigError` (``--heads ws``).
+    stall_after
+        Seconds without a new head before the node is reported stalled.
+    max_backoff
+        Longest wait between attempts at a node that does not answer.
+    used
+        Per shard, the WebSocket URL followed, or ``"poll"``.
+    """
+
+    session: Session
+    every: float = 1.0
+    require: bool = False
+    stall_after: float = STALL_AFTER
+    max_backoff: float = MAX_BACKOFF
+    used: dict[int, str] = field(default_factory=dict)
+
+    async def _ws_url(self, shard: int) -> str | None:
+        failures = 0
+        while True:
+            try:
+                shards = await self.session.client.shards()
+                break
+            except Exception as exc:
+                if not _waited_out(exc):
+                    raise
+                failures += 1
+                wait = min(self.max_backoff, self.every * 2**failures)
+                _report(
+                    f"shard {shard}: cannot read the sharding structure ({exc}); asking again in {wait:.1f} s"
+                )
+                await asyncio.sleep(wait)
+        for info in shards:
+            if info.shard_id == shard and info.ws.startswith(("ws://", "wss://")):
+                return info.ws
+        if self.require:
+            listed = {info.shard_id: info.ws for info in shards}
+            raise ConfigError(
+                f"heads='ws' needs a WebSocket URL for shard {shard}, but the node's sharding structure "
+                f"lists {short_repr(listed.get(shard, 'no such shard'))}: use heads='poll' (--heads poll)"
+            )
+        return None
+
+    async def heads(self, shard: int) -> AsyncIterator[int]:
+        """Yield ``shard``'s head as each new block is announced (see :class:`HeadSource`)."""
+        from hmyframe.rpc.heads import watch_heads
+
+        url = await self._ws_url(shard)
+        if url is None:
+            self.used[shard] = "poll"
+            async for head in PollingHeads(self.session, self.every, self.max_backoff).heads(shard):
+                yield head
+            return
+        self.used[shard] = url
+        watched = watch_heads(
+            self.session.client,
+            shard,
+            ws_url=url,
+            poll_interval=self.every,
+            max_backoff=max(self.max_backoff, self.every),
+            stall_after=self.stall_after,
+            on_report=_report_head,
+        )
+        try:
+            async for head in watched:
+                yield head
+        finally:
+            await watched.aclose()
+
+
+def _check_heads(heads: object, poll: object) -> None:
+    """Refuse a bad ``heads`` or ``poll`` before any request."""
+    if isinstance(poll, bool) or not isinstance(poll, int | float) or not poll > 0:
+        raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
+    if (isinstance(heads, str) or not hasattr(heads, "heads")) and heads not in HEADS_MODES:
+        raise ConfigError(
+            f"heads must be one of {', '.join(map(repr, HEADS_MODES))} or a HeadSource, "
+            f"got {short_repr(heads)}"
+        )
+
+
+def head_source(
+    session: Session, poll: float, heads: object = "auto", *, stall_after: float = STALL_AFTER
+) -> HeadSource:
+    """The head source of a follow.
+
+    Parameters
+    ----------
+    session
+        The open session.
+    poll
+        Seconds between two polls of the head (when polling, and while a socket is down).
+    heads
+        ``"auto"`` (default): each shard's WebSocket ``newHeads`` where its sharding structure
+        lists a URL, polling elsewhere; ``"ws"``: WebSocket, a shard without a URL is an error;
+        ``"poll"``: polling only; or a :class:`HeadSource`, returned as is.
+    stall_after
+        Seconds without a new head before the node is reported stalled.
 
     Raises
     ------
     ConfigError
-        ``poll`` is not a number of seconds > 0.
+        ``poll`` is not a number of seconds > 0, or ``heads`` none of the above.
     """
-    value: object = poll
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
-    return PollingHeads(session, float(poll))
+    _check_heads(heads, poll)
+    if not isinstance(heads, str):
+        return heads  # type: ignore[return-value]
+    if heads == "poll":
+        return PollingHeads(session, float(poll))
+    return WebSocketHeads(session, float(poll), require=heads == "ws", stall_after=stall_after)
 
 
 # --------------------------------------------------------------------------- compaction
@@ -432,7 +567,7 @@ async def follow_shards(
     *,
     end: int | None = None,
     poll: float = 1.0,
-    heads: HeadSource | None = None,
+    heads: HeadSource | str = "auto",
     collect: bool = False,
     catch_up: bool = True,
     stall_after: float = STALL_AFTER,
@@ -450,9 +585,9 @@ async def follow_shards(
     end
         Stop once every shard has this block (``None``: never).
     poll
-        Seconds between head polls.
+        Seconds between head polls (when polling).
     heads
-        The head source (default :func:`head_source`).
+        ``"auto"``, ``"ws"``, ``"poll"`` or a :class:`HeadSource` (see :func:`head_source`).
     collect
         Read the batches' tables back (else only write them).
     catch_up
@@ -467,7 +602,7 @@ async def follow_shards(
         isinstance(last_block, bool) or not isinstance(last_block, int) or last_block < 0
     ):
         raise ConfigError(f"a follow's end must be a block number or None, got {short_repr(end)}")
-    source = heads if heads is not None else head_source(session, poll)
+    source = head_source(session, poll, heads, stall_after=stall_after)
     queue: asyncio.Queue[Batch | BaseException | None] = asyncio.Queue()
 
     async def one(shard: int) -> None:
@@ -534,7 +669,7 @@ async def follow_export(
     *,
     poll: float = 1.0,
     on_batch: Callable[[Batch], None] | None = None,
-    heads: HeadSource | None = None,
+    heads: HeadSource | str = "auto",
 ) -> dict[int, tuple[int, int]]:
     """Export ``names`` from ``start`` on every shard, then keep exporting new blocks.
 
@@ -544,8 +679,9 @@ async def follow_export(
     Raises
     ------
     ConfigError
-        ``end`` not a block number or ``None``, or a bad ``start`` or ``poll``.
+        ``end`` not a block number or ``None``, or a bad ``start``, ``poll`` or ``heads``.
     """
+    _check_heads(heads, poll)
     if end is not None and (isinstance(end, bool) or not isinstance(end, int)):
         raise ConfigError(
             f"a follow's end must be a block number (stop there) or None (never stop), got {short_repr(end)}"
@@ -574,7 +710,7 @@ async def follow(
     options: Any = None,
     output: Any = "pandas",
     poll: float = 1.0,
-    heads: HeadSource | None = None,
+    heads: HeadSource | str = "auto",
 ) -> AsyncIterator[Any]:
     """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
 
@@ -597,9 +733,12 @@ async def follow(
         ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
         a fetch of the same blocks.
     poll
-        Seconds between two polls of the head (the main term of the lag).
+        Seconds between two polls of the head (the main term of the lag when polling; with a
+        WebSocket, the polling interval while the socket is re-opened).
     heads
-        Another :class:`HeadSource` (a WebSocket subscription); default: polling.
+        ``"auto"`` (default): each shard's WebSocket ``newHeads`` subscription where the node's
+        sharding structure lists a URL, else polling; ``"ws"``: WebSocket only; ``"poll"``:
+        polling only; or a :class:`HeadSource`.
 
     Yields
     ------
@@ -611,7 +750,8 @@ async def follow(
     Raises
     ------
     ConfigError
-        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end`` or ``poll``.
+        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end``, ``poll``
+        or ``heads``; with ``heads="ws"``, a shard listing no WebSocket URL.
 
     Examples
     --------
@@ -629,6 +769,7 @@ async def follow(
         )
     check_output(output)
     spec = shard_spec(shard)
+    _check_heads(heads, poll)
     async with _session(rpc, trace_rpc, cache, options) as session:
         ids = await shard_ids(session, spec)
         batches = follow_shards(

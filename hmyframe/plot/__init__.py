@@ -15,6 +15,9 @@ Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`cross_shard`, :func:`staking_directives`.
 Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
     :func:`fees`, :func:`failed_share`, :func:`top_tokens`.
+Live (:mod:`hmyframe.plot.live`)
+    :func:`live`: transactions and gas per minute per shard over the last minutes, following
+    the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
 
 Adding a plot is one function in the module of its theme, drawn inside
 :func:`~hmyframe.plot._style.style` with the helpers of that module.
@@ -23,6 +26,7 @@ Adding a plot is one function in the module of its theme, drawn inside
 from __future__ import annotations
 
 from hmyframe.plot.fees import failed_share, fees
+from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
     commission_distribution,
     delegator_concentration,
@@ -46,6 +50,7 @@ from hmyframe.plot.throughput import (
 from hmyframe.plot.tokens import top_tokens
 
 __all__ = [
+    "LiveView",
     "block_times",
     "commission_distribution",
     "cross_shard",
@@ -55,6 +60,7 @@ __all__ = [
     "gas",
     "gas_utilisation",
     "history",
+    "live",
     "lorenz_curve",
     "signing_histogram",
     "snapshot_diff",

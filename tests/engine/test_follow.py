@@ -27,7 +27,16 @@ from hmyframe.cli import main
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._follow import MAX_TAILS, FollowWarning, PollingHeads, compact, follow_shards, written_by
+from hmyframe.engine._follow import (
+    MAX_TAILS,
+    FollowWarning,
+    PollingHeads,
+    WebSocketHeads,
+    compact,
+    follow_shards,
+    head_source,
+    written_by,
+)
 from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.errors import ConfigError
 
@@ -61,8 +70,15 @@ def _check_read_back(out: Path, net: Devnet, start: int, end: int) -> None:
     pd.testing.assert_frame_equal(tx.reset_index(drop=True), plain.reset_index(drop=True), check_exact=True)
 
 
+def _head_polls(net: Devnet) -> int:
+    """Calls asking a shard's head over HTTP (a follower polling, or a socket's first head)."""
+    total = net.stats.total()
+    return total.calls_of("hmyv2_blockNumber") + total.calls_of("hmy_blockNumber")
+
+
+@pytest.mark.parametrize("heads", ["poll", "ws"])
 def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
-    make_devnet: Callable[..., Devnet], tmp_path: Path
+    make_devnet: Callable[..., Devnet], tmp_path: Path, heads: str
 ) -> None:
     net = make_devnet(blocks=100, seed=3, validator_rate_limit=False)
     out = tmp_path / "out"
@@ -82,11 +98,16 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
             options=options,
             follow=True,
             poll=POLL,
+            heads=heads,
         )
         took = time.time() - began
         time.sleep(0.1)
     assert summary_.ranges == {0: (start, end), 1: (start, end)}
     assert 15 < took < 40
+    if heads == "ws":  # the heads came over the sockets: HTTP asked each shard's head a few times only
+        assert _head_polls(net) < 12, net.stats.total().calls_by_method
+    else:  # every POLL seconds on each shard
+        assert _head_polls(net) > 2 * 15 / POLL / 2, net.stats.total().calls_by_method
     assert not watcher.errors, watcher.errors[:3]
     # readers during the follow: every read held each block once, a gap-free prefix from start
     assert len(watcher.reads) > 20
@@ -108,9 +129,10 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
     both = lags(miner, watcher, 0, followed) + lags(miner, watcher, 1, followed)
     median, worst = summary(both)
     BUILD.mkdir(exist_ok=True)
-    (BUILD / "follow_lag.json").write_text(
+    (BUILD / f"follow_lag_{heads}.json").write_text(
         json.dumps(
             {
+                "heads": heads,
                 "block_time": BLOCK_TIME,
                 "poll": POLL,
                 "blocks": len(followed),
@@ -121,9 +143,17 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
             indent=1,
         )
     )
-    print(f"follow lag over {len(followed)} blocks x 2 shards: median {median:.3f} s, max {worst:.3f} s")
-    assert median < POLL + 0.5
-    assert worst < POLL + BLOCK_TIME + 2.5  # poll + a batch's fetch and write + a compaction, loaded machine
+    print(
+        f"follow lag ({heads}) over {len(followed)} blocks x 2 shards: median {median:.3f} s, max {worst:.3f} s"
+    )
+    if heads == "ws":  # a notification within milliseconds, then one block's fetch and write
+        assert median < 0.35
+        assert worst < BLOCK_TIME + 2.5
+    else:
+        assert median < POLL + 0.5
+        assert (
+            worst < POLL + BLOCK_TIME + 2.5
+        )  # poll + a batch's fetch and write + a compaction, loaded machine
 
 
 def _cli(*args: str, out: Path, url: str, log: Path) -> subprocess.Popen[bytes]:
@@ -147,35 +177,43 @@ def _wait_for_tails(out: Path, after: int, timeout: float = 60.0) -> None:
     raise AssertionError(f"no block after {after} on disk within {timeout} s")
 
 
+@pytest.mark.parametrize("heads", ["poll", "ws"])
 def test_export_follow_restarts_gap_free_after_sigkill_and_stops_cleanly_on_sigterm(
-    make_devnet: Callable[..., Devnet], tmp_path: Path
+    make_devnet: Callable[..., Devnet], tmp_path: Path, heads: str
 ) -> None:
-    net = make_devnet(blocks=60, seed=4, validator_rate_limit=False)
+    net = make_devnet(blocks=60, seed=4, validator_rate_limit=False, mine_every=BLOCK_TIME)
     out = tmp_path / "out"
-    start = 50
-    with Miner(net, BLOCK_TIME):
-        first = _cli("--start", str(start), out=out, url=net.url, log=tmp_path / "first.log")
-        _wait_for_tails(out, net.chain.head(0) + 4)
-        first.send_signal(signal.SIGKILL)
-        first.wait(30)
-        killed_at = max(b for _, b in range_files(shard_folder(out, "blocks", 0)))
-        time.sleep(2)  # the chain moves on while nothing follows it
-        # a second follower picks up where the first stopped, then stops cleanly on SIGTERM
-        second = _cli("--start", str(start), out=out, url=net.url, log=tmp_path / "second.log")
-        _wait_for_tails(out, net.chain.head(0) + 3)
-        second.send_signal(signal.SIGTERM)
-        code = second.wait(30)
-        said = (tmp_path / "second.log").read_text()
-        assert code == 0, said
-        assert "stopped" in said
-        # a third, told where to stop, ends by itself with the summary
-        end = net.chain.head(0) + 4
-        third = _cli(
-            "--start", str(start), "--end", str(end), out=out, url=net.url, log=tmp_path / "third.log"
-        )
-        code = third.wait(60)
-        stdout = (tmp_path / "third.log").read_text()
-        assert code == 0, stdout
+    start = 50  # the devnet mines a block every BLOCK_TIME on its own
+    first = _cli("--start", str(start), "--heads", heads, out=out, url=net.url, log=tmp_path / "first.log")
+    _wait_for_tails(out, net.chain.head(0) + 4)
+    first.send_signal(signal.SIGKILL)
+    first.wait(30)
+    killed_at = max(b for _, b in range_files(shard_folder(out, "blocks", 0)))
+    time.sleep(2)  # the chain moves on while nothing follows it
+    # a second follower picks up where the first stopped, then stops cleanly on SIGTERM
+    second = _cli("--start", str(start), "--heads", heads, out=out, url=net.url, log=tmp_path / "second.log")
+    _wait_for_tails(out, net.chain.head(0) + 3)
+    second.send_signal(signal.SIGTERM)
+    code = second.wait(30)
+    said = (tmp_path / "second.log").read_text()
+    assert code == 0, said
+    assert "stopped" in said
+    # a third, told where to stop, ends by itself with the summary
+    end = net.chain.head(0) + 4
+    third = _cli(
+        "--start",
+        str(start),
+        "--end",
+        str(end),
+        "--heads",
+        heads,
+        out=out,
+        url=net.url,
+        log=tmp_path / "third.log",
+    )
+    code = third.wait(60)
+    stdout = (tmp_path / "third.log").read_text()
+    assert code == 0, stdout
     assert f"blocks {start}..{end} of shard 0" in stdout
     assert killed_at < end
     for dataset in ("blocks", "transactions"):
@@ -187,13 +225,12 @@ def test_export_follow_restarts_gap_free_after_sigkill_and_stops_cleanly_on_sigt
 def test_follow_yields_batches_with_the_dtypes_of_a_fetch(
     make_devnet: Callable[..., Devnet], tmp_path: Path
 ) -> None:
-    net = make_devnet(blocks=40, seed=5, validator_rate_limit=False)
-    with Miner(net, BLOCK_TIME):
-        head = net.chain.head(0)
-        end = head + 6
-        frames = list(
-            hmyframe.follow("transactions", head - 5, [0, 1], end=end, rpc=net, cache=tmp_path, poll=POLL)
-        )
+    net = make_devnet(blocks=40, seed=5, validator_rate_limit=False, mine_every=BLOCK_TIME)
+    head = net.chain.head(0)
+    end = head + 6
+    frames = list(
+        hmyframe.follow("transactions", head - 5, [0, 1], end=end, rpc=net, cache=tmp_path, poll=POLL)
+    )
     assert {f.attrs["shard"] for f in frames} == {0, 1}
     assert len(frames) >= 2 + 2 * 3  # the catch-up batch of each shard, then several new ones
     for shard in (0, 1):
@@ -284,6 +321,45 @@ async def test_a_lower_head_a_stall_and_refused_blocks_are_reported_and_waited_o
     assert df["block_number"].tolist() == list(range(head + 1, end + 1))
 
 
+async def test_websocket_heads_a_stall_and_lost_sockets_are_reported_and_waited_out(
+    make_devnet: Callable[..., Devnet], tmp_path: Path
+) -> None:
+    net = make_devnet(blocks=40, seed=10, validator_rate_limit=False, mine_every=BLOCK_TIME)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with Session(net, cache=tmp_path) as session:
+            source = head_source(session, POLL, "ws", stall_after=1.0)
+            assert isinstance(source, WebSocketHeads)
+            head = await session.head(0, refresh=True)
+            end = head + 14
+            batches = []
+            troubled = False
+            async for batch in follow_shards(
+                session, ["blocks"], head + 1, [0, 1], end=end, heads=source, stall_after=1.0
+            ):
+                batches.append(batch)
+                if batch.last >= head + 3 and not troubled:
+                    troubled = True
+                    net.mine_every = 0  # the chain stalls for 2 s
+                    await asyncio.sleep(2.0)
+                    net.drop_websockets()  # then the node restarts: every socket is closed
+                    await asyncio.sleep(0.3)
+                    net.mine_every = BLOCK_TIME
+    assert source.used == {0: net.ws_urls[0], 1: net.ws_urls[1]}
+    messages = [str(w.message) for w in caught if issubclass(w.category, FollowWarning)]
+    for shard in (0, 1):
+        mine = [m for m in messages if m.startswith(f"shard {shard}: ")]
+        assert any("head still" in m and "waiting" in m for m in mine), messages  # the stall
+        assert any("reconnecting" in m for m in mine), messages
+        assert any("subscribed again" in m for m in mine), messages
+        numbers = [n for b in batches if b.shard == shard for n in range(b.first, b.last + 1)]
+        assert numbers == list(range(head + 1, end + 1))
+    df = hmyframe.read("blocks", tmp_path)
+    assert df.groupby("shard_id")["block_number"].apply(list).to_dict() == {
+        s: list(range(head + 1, end + 1)) for s in (0, 1)
+    }
+
+
 def test_follow_refuses_what_it_cannot_do(tmp_path: Path, devnet: Devnet) -> None:
     with pytest.raises(ConfigError, match="snapshots"):
         hmyframe.export(["validators"], follow=True, rpc=devnet, out=tmp_path)
@@ -295,6 +371,12 @@ def test_follow_refuses_what_it_cannot_do(tmp_path: Path, devnet: Devnet) -> Non
         next(hmyframe.follow("validators", rpc=devnet))
     with pytest.raises(ConfigError, match="poll"):
         next(hmyframe.follow("blocks", rpc=devnet, poll=0))
+    with pytest.raises(
+        ConfigError, match="heads must be one of 'auto', 'ws', 'poll' or a HeadSource, got 'sse'"
+    ):
+        hmyframe.export(["blocks"], 0, follow=True, heads="sse", rpc=devnet, out=tmp_path)
+    with pytest.raises(ConfigError, match="heads must be"):
+        next(hmyframe.follow("blocks", rpc=devnet, heads=None))
 
 
 def test_export_follow_command_reports_node_trouble_in_one_line(
@@ -309,7 +391,7 @@ def test_export_follow_command_reports_node_trouble_in_one_line(
         trouble.start()
         capsys.readouterr()
         argv = ["export", "blocks", "--rpc", net.url, "--end", str(end), "--out", str(tmp_path)]  # no --start
-        code = main([*argv, "--follow", "--poll", str(POLL), "--no-progress"])
+        code = main([*argv, "--follow", "--heads", "poll", "--poll", str(POLL), "--no-progress"])
         out, err = capsys.readouterr()
         trouble.join()
     assert code == 0, err

@@ -27,6 +27,9 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert not [o for o in outputs if o.get("output_type") == "error"]
     # the notebook printed the exact total it computed
     assert any("atto" in o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    if path.name == "07_live.ipynb":  # the live view drew frames (its last one is a cell's result)
+        assert any("image/png" in o.get("data", {}) for o in outputs)
+        assert any("LiveView stopped" in o.get("text", "") for o in outputs)
 
 
 def test_there_is_a_notebook() -> None:
