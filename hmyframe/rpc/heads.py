@@ -331,7 +331,11 @@ async def _iterate(heads: _Heads, stall_after: float) -> AsyncIterator[int]:
         waited = loop.time() - since
         timeout = stall_after * (int(waited // stall_after) + 1) - waited
         try:
-            await asyncio.wait_for(heads.changed.wait(), timeout=max(timeout, 0.001))
+            # asyncio.timeout, not wait_for: on 3.11 wait_for returns the wait's result when a
+            # cancellation and a set() land together, swallowing the cancellation (the follow
+            # being stopped would then wait for heads forever)
+            async with asyncio.timeout(max(timeout, 0.001)):
+                await heads.changed.wait()
         except TimeoutError:
             stalled = True
             what = "no head yet" if last is None else f"head still {last:,}"
@@ -469,9 +473,11 @@ class _Source:
 
     async def _ws_session(self, session: aiohttp.ClientSession, url: str, *, reconnected: bool) -> None:
         heartbeat = max(1.0, min(self.stall, 15.0))
-        ws = await asyncio.wait_for(session.ws_connect(url, heartbeat=heartbeat), timeout=self.connect)
+        async with asyncio.timeout(self.connect):  # not wait_for: it can swallow a cancellation (3.11)
+            ws = await session.ws_connect(url, heartbeat=heartbeat)
         async with ws:
-            sub_id = await asyncio.wait_for(self._subscribe(ws, url), timeout=self.connect)
+            async with asyncio.timeout(self.connect):
+                sub_id = await self._subscribe(ws, url)
             if reconnected:
                 self.heads.report("connected", f"WebSocket {redact_url(url)} subscribed again")
             # newHeads announces blocks appended from now on: the current head comes from HTTP.

@@ -326,7 +326,9 @@ class EndpointPool:
             aside = [s.usable_at - now for s in self.endpoints if s.usable_at > now]
             async with room:
                 try:
-                    await asyncio.wait_for(room.wait(), timeout=min(aside) if aside else None)
+                    # not wait_for: on 3.11 it swallows a cancellation landing with a notify
+                    async with asyncio.timeout(min(aside) if aside else None):
+                        await room.wait()
                 except TimeoutError:
                     pass
 

@@ -168,3 +168,23 @@ async def test_a_url_that_is_not_a_websocket_endpoint_falls_back_to_polling(mini
     assert got == list(range(got[0], got[0] + 3))
     assert [r.kind for r in reports] == ["unsupported"]
     assert "refused the WebSocket handshake (HTTP" in reports[0].message
+
+
+async def test_a_cancellation_landing_with_a_new_head_is_not_swallowed() -> None:
+    # A follow being stopped (its task cancelled) in the same loop step as a head arrives must
+    # end: asyncio.wait_for on 3.11 returned the head instead, and the stopped follow waited on.
+    from hmyframe.rpc.heads import _Heads, _iterate
+
+    heads = _Heads(0, lambda report: None)
+    heads.observe(1, "test")
+    numbers = _iterate(heads, 30.0)
+    assert await anext(numbers) == 1
+    waiting = asyncio.ensure_future(anext(numbers))
+    for _ in range(3):
+        await asyncio.sleep(0)  # the iterator now waits for the next head
+    assert not waiting.done()
+    heads.observe(2, "test")  # the head and the cancellation land in the same loop step
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await numbers.aclose()
