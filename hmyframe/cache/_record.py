@@ -33,6 +33,7 @@ __all__ = [
     "Status",
     "content_check",
     "inspect_file",
+    "inspect_footer",
     "predicted_check",
     "record_metadata",
 ]
@@ -178,6 +179,14 @@ def inspect_file(
         meta = files.read_metadata(path)
     except (OSError, pa.ArrowException) as exc:
         return "corrupt", None, f"unreadable: {exc}"
+    return inspect_footer(meta, dataset, expected)
+
+
+def inspect_footer(
+    meta: pq.FileMetaData, dataset: DatasetLike | None, expected: Expected
+) -> tuple[Status, int | None, str]:
+    """:func:`inspect_file` of the file whose footer is ``meta`` (read from it, or collected by
+    its writer: the footer it wrote)."""
     kv = meta.metadata or {}
 
     def record(key: str) -> str:

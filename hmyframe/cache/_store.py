@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -30,6 +30,7 @@ from ._record import (
     Status,
     content_check,
     inspect_file,
+    inspect_footer,
     predicted_check,
     record_metadata,
 )
@@ -303,7 +304,8 @@ class Cache:
         folder = path.parent
         if written:
             # stale/corrupt files inside this range are now replaced: remove them
-            for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
+            entries = list(self._scan_folder(chain_id, dataset.name, shard, dataset))
+            for entry in entries:
                 if (
                     entry.kind == "range"
                     and entry.path != path
@@ -313,7 +315,7 @@ class Cache:
                 ):
                     with contextlib.suppress(FileNotFoundError):
                         self.files.unlink(entry.path)
-            candidates = self._valid_ranges(chain_id, dataset, shard, report=False)
+            candidates = self._ok_ranges(entries, report=False)
             if spans.overlapping(candidates):
                 self._repair(chain_id, dataset, shard, candidates)
         self._unrepairable.discard(folder)
@@ -410,8 +412,12 @@ class Cache:
     def _valid_ranges(
         self, chain_id: str, dataset: DatasetLike, shard: int, *, report: bool
     ) -> list[tuple[int, int, PurePath]]:
+        return self._ok_ranges(self._scan_folder(chain_id, dataset.name, shard, dataset), report=report)
+
+    def _ok_ranges(self, entries: Iterable[CacheEntry], *, report: bool) -> list[tuple[int, int, PurePath]]:
+        """``(start, end, path)`` of the valid range files among ``entries``."""
         out: list[tuple[int, int, PurePath]] = []
-        for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
+        for entry in entries:
             if entry.kind != "range":
                 continue
             if entry.status != "ok":
@@ -473,6 +479,17 @@ class Cache:
         if st.stamp is not None:
             self._inspections[key] = (st.stamp, status, rows, problem)
         return status, rows, problem
+
+    def _remember_written(
+        self, path: PurePath, st: Stat, dataset: DatasetLike, expected: Expected, footer: pq.FileMetaData
+    ) -> None:
+        """Record the inspection of a file this cache just published, from the footer its writer
+        collected (the footer the file holds): the checks of :func:`~._record.inspect_file`,
+        without reading the file back. ``st``: the file's stat taken before publishing (a
+        local rename keeps inode, size and time), so a file replaced since is inspected anew."""
+        if st.stamp is not None:
+            key = (path, dataset.fingerprint)
+            self._inspections[key] = (st.stamp, *inspect_footer(footer, dataset, expected))
 
     def _read_file(self, path: PurePath, dataset: DatasetLike) -> pa.Table:
         try:
@@ -565,15 +582,20 @@ class Cache:
             for _ in range(2):
                 with_check = table.replace_schema_metadata({**meta, META_PREFIX + b"check": check.encode()})
                 files.write_parquet(with_check, tmp, footers)
-                actual = content_check(footers.pop())
+                footer = footers.pop()
+                actual = content_check(footer)
                 if actual == check:
                     break
                 check = actual  # statistics differ between passes (never seen): record the file's own
             if skip_if is not None and skip_if():
                 files.unlink(tmp)
                 return False
+            # a local rename keeps the file's stamp: what the footer says is known without reading it
+            stat = files.stat(tmp) if files.local else None
             files.publish(tmp, path)
             files.verify_published(path, check, content_check)
+            if stat is not None:
+                self._remember_written(path, stat, dataset, expected, footer)
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
                 files.unlink(tmp)
