@@ -14,7 +14,6 @@ import concurrent.futures
 import dataclasses
 import importlib
 import itertools
-import multiprocessing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -311,6 +310,8 @@ def _context() -> Any:
     once, and each worker is a fork of it, so N workers pay those imports once, not N times.
     Where there is no fork server (not POSIX), each worker is spawned and imports them itself.
     """
+    import multiprocessing  # (only for worker processes)
+
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
