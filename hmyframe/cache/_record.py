@@ -183,10 +183,10 @@ def inspect_file(
 
 
 def inspect_footer(
-    meta: pq.FileMetaData, dataset: DatasetLike | None, expected: Expected
+    meta: pq.FileMetaData, dataset: DatasetLike | None, expected: Expected, check: str | None = None
 ) -> tuple[Status, int | None, str]:
     """:func:`inspect_file` of the file whose footer is ``meta`` (read from it, or collected by
-    its writer: the footer it wrote)."""
+    its writer: the footer it wrote); ``check``: its :func:`content_check`, when already taken."""
     kv = meta.metadata or {}
 
     def record(key: str) -> str:
@@ -229,7 +229,7 @@ def inspect_footer(
             return "corrupt", meta.num_rows, f"unreadable schema: {exc}"
         if not schema.equals(dataset.schema, check_metadata=False):
             return "corrupt", meta.num_rows, "its columns differ from the dataset's schema"
-    if content_check(meta) != record("check"):
+    if (check or content_check(meta)) != record("check"):
         return (
             "corrupt",
             meta.num_rows,

@@ -481,15 +481,22 @@ class Cache:
         return status, rows, problem
 
     def _remember_written(
-        self, path: PurePath, st: Stat, dataset: DatasetLike, expected: Expected, footer: pq.FileMetaData
+        self,
+        path: PurePath,
+        st: Stat,
+        dataset: DatasetLike,
+        expected: Expected,
+        footer: pq.FileMetaData,
+        check: str,
     ) -> None:
         """Record the inspection of a file this cache just published, from the footer its writer
         collected (the footer the file holds): the checks of :func:`~._record.inspect_file`,
-        without reading the file back. ``st``: the file's stat taken before publishing (a
-        local rename keeps inode, size and time), so a file replaced since is inspected anew."""
+        without reading the file back (``check``: the footer's content check). ``st``: the file's
+        stat taken before publishing (a local rename keeps inode, size and time), so a file
+        replaced since is inspected anew."""
         if st.stamp is not None:
             key = (path, dataset.fingerprint)
-            self._inspections[key] = (st.stamp, *inspect_footer(footer, dataset, expected))
+            self._inspections[key] = (st.stamp, *inspect_footer(footer, dataset, expected, check))
 
     def _read_file(self, path: PurePath, dataset: DatasetLike) -> pa.Table:
         try:
@@ -595,7 +602,7 @@ class Cache:
             files.publish(tmp, path)
             files.verify_published(path, check, content_check)
             if stat is not None:
-                self._remember_written(path, stat, dataset, expected, footer)
+                self._remember_written(path, stat, dataset, expected, footer, actual)
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
                 files.unlink(tmp)

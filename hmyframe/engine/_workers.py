@@ -133,12 +133,15 @@ def convert_pieces(jobs: Sequence[PieceJob]) -> list[dict[str, pa.Table]]:
     contiguous pieces in one call of its transform (for a source with ``merge_pieces``).
 
     A run's calls and answers are joined into one :class:`Answers`, converted once, and each
-    table is cut back into the pieces' blocks by ``block_number`` (zero-copy slices): each
-    piece's tables hold the same rows, and its Arrow chunk the same boundaries, as converting
-    it alone gives (the Parquet writer cuts pages where chunks end, so the files are the same).
-    Where that cannot be shown (rows outside the pieces' blocks, a table not in block order, a
-    null block number) or the joined conversion fails, each piece of the run is converted
-    alone, so errors (and :class:`~hmyframe.datasets.sources.Refetch`) are those of the piece.
+    table is cut back into the pieces' blocks by ``block_number`` (zero-copy slices): for
+    answers of the blocks asked, each piece's tables hold the same rows, and its Arrow chunk
+    the same boundaries, as converting it alone gives (the Parquet writer cuts pages where
+    chunks end, so the files are the same). An answer holding another piece's blocks has them
+    cut into that piece: the chunk then holds the same rows, and its checks
+    (:func:`assemble_chunk`) fail the same way. Where the cut cannot be made (rows outside the
+    run's blocks, a table not in block order, a null block number) or the joined conversion
+    fails, each piece of the run is converted alone, so errors (and
+    :class:`~hmyframe.datasets.sources.Refetch`) are those of the piece.
 
     Returns
     -------
