@@ -229,9 +229,10 @@ class LocalStorage(Storage):
         return pq.read_table(path, schema=schema)
 
     def write_parquet(self, table: pa.Table, path: PurePath, footers: list[pq.FileMetaData]) -> None:
-        pq.write_table(table, path, compression="zstd", metadata_collector=footers)
-        with open(path, "rb") as fh:
-            os.fsync(fh.fileno())
+        # written through one Arrow file (no filesystem resolution by path), synced before closing
+        with pa.OSFile(os.fspath(path), "wb") as sink:
+            pq.write_table(table, sink, compression="zstd", metadata_collector=footers)
+            os.fsync(sink.fileno())
 
     def publish(self, tmp: PurePath, path: PurePath) -> None:
         os.replace(tmp, path)

@@ -124,6 +124,8 @@ class Cache:
         self._inspections: dict[
             tuple[PurePath, str | None], tuple[tuple[object, ...], Status, int | None, str]
         ] = {}
+        # the path of each (chain, dataset, shard) folder, once its names were checked
+        self._folder_paths: dict[tuple[str, str, int], PurePath] = {}
         self._token = secrets.token_hex(4)
         self._unrepairable: set[PurePath] = set()
 
@@ -140,13 +142,18 @@ class Cache:
 
     def folder(self, chain_id: str, dataset: str, shard: int) -> PurePath:
         """Folder holding the files of one dataset of one shard of one chain."""
+        key = (chain_id, dataset, shard)
+        known = self._folder_paths.get(key)
+        if known is not None:
+            return known
         if not _CHAIN_RE.match(str(chain_id)):
             raise ConfigError(f"chain id {chain_id!r} is not 16 lower-case hex digits")
         if not re.fullmatch(r"[a-z_]+", str(dataset)):
             raise ConfigError(f"dataset name {dataset!r} is not a dataset name (lower-case letters and _)")
         if shard < 0:
             raise ConfigError(f"shard {shard!r} must be >= 0")
-        return self.root / chain_id / dataset / f"shard{shard}"
+        folder = self._folder_paths[key] = self.root / chain_id / dataset / f"shard{shard}"
+        return folder
 
     def range_path(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> PurePath:
         """Path of the file holding blocks ``start..end`` of ``dataset``."""

@@ -125,7 +125,12 @@ def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
     HmyframeError
         Answers that cannot make the tables.
     """
-    return dict(_transform(job.transform)(job.answers))
+    from hmyframe.datasets._base import _gc_paused
+
+    # (the whole transform: decoding allocates a container per JSON object, and with the
+    # collector running those allocations trigger collections that walk every tracked object)
+    with _gc_paused():
+        return dict(_transform(job.transform)(job.answers))
 
 
 def convert_pieces(jobs: Sequence[PieceJob]) -> list[dict[str, pa.Table]]:
