@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
@@ -308,7 +308,9 @@ class _RangeFetch:
                     for i, part in zip(order, converted, strict=True):
                         got[i] = part
                 parts = [part for part in got if part is not None]
-            except BrokenProcessPool as error:
+            except concurrent.futures.BrokenExecutor as error:
+                if not _worker_died(error):
+                    raise
                 raise ConversionWorkerError(
                     f"a conversion worker process died converting blocks {start}..{end} of shard "
                     f"{self.shard} ({source.name}: {str(error) or 'killed'}); nothing of these blocks was kept"
@@ -369,6 +371,14 @@ class _RangeFetch:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+def _worker_died(error: BaseException) -> bool:
+    """Whether ``error`` is a process pool's (a conversion worker died). Its module, and
+    multiprocessing with it, is only imported where worker processes were made: a fetch
+    converting in threads never loads them (a few ms of every start)."""
+    process = sys.modules.get("concurrent.futures.process")
+    return process is not None and isinstance(error, process.BrokenProcessPool)
 
 
 def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
