@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import statistics
 import tempfile
 import threading
@@ -27,10 +26,10 @@ import time
 from pathlib import Path
 
 import hmyframe
+from hmyframe.cache import _names as names
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions
-
-_FILE = re.compile(r"^blocks__(\d{10})_(\d{10})\.parquet$")
+from hmyframe.storage import LOCAL
 
 
 def _listed(root: Path, shards: int, seen: dict[tuple[int, int], float]) -> None:
@@ -38,10 +37,15 @@ def _listed(root: Path, shards: int, seen: dict[tuple[int, int], float]) -> None
     for shard in range(shards):
         for folder in root.glob(f"*/blocks/shard{shard}"):
             for path in folder.iterdir():
-                m = _FILE.match(path.name)
-                if m is not None:
-                    for n in range(int(m[1]), int(m[2]) + 1):
-                        seen.setdefault((shard, n), now)
+                name = names.parse(path.name)
+                if name is None or name.kind == "snapshot":
+                    continue
+                try:
+                    end = name.end if name.end is not None else names.tail_end(LOCAL, path)
+                except FileNotFoundError:
+                    continue  # a tail renamed to its chunk file since the listing: seen next time
+                for n in range(name.start, end + 1):
+                    seen.setdefault((shard, n), now)
 
 
 def run(net: Devnet, heads: str, poll: float, args: argparse.Namespace) -> list[float]:
@@ -100,7 +104,12 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--polls", default="0.2,1", help="poll intervals to measure, comma-separated")
     parser.add_argument("--watch", type=float, default=0.01, help="seconds between two listings")
-    parser.add_argument("--chunk-size", type=int, default=20, help="a compaction every this many blocks")
+    parser.add_argument(
+        "--chunk-size",
+        type=int,
+        default=FetchOptions().chunk_size,
+        help="blocks per chunk (its tail is rewritten by every batch; default: the library's)",
+    )
     args = parser.parse_args()
     sources = [("ws", 1.0, "WebSocket newHeads")]
     sources += [("poll", float(p), f"polling every {float(p):g} s") for p in args.polls.split(",") if p]

@@ -10,7 +10,6 @@ a file missing any other column is refused with a :class:`~hmyframe.errors.Cache
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -21,6 +20,7 @@ import pyarrow.csv as pacsv
 
 from hmyframe import datasets as ds
 from hmyframe._spans import cover, rows_between
+from hmyframe.cache import _names as names
 from hmyframe.datasets._base import one_of, one_values
 from hmyframe.engine._blocks import parse_range
 from hmyframe.errors import CacheError, ConfigError
@@ -32,18 +32,37 @@ __all__ = ["Part", "block_bounds", "files_of"]
 def files_of(
     files: Storage, folder: PurePath, name: str
 ) -> tuple[list[tuple[int, int, PurePath]], dict[int, PurePath]]:
-    """Range files ``(start, end, path)`` (Parquet before CSV) and snapshot files by block."""
+    """Range files ``(start, end, path)`` (Parquet before CSV; a follower's tail with the last
+    block its footer records) and snapshot files by block.
+
+    A tail listed and gone a moment later was renamed to its range name: the folder is listed
+    again, so that its blocks are not missed.
+    """
+    for _ in range(5):
+        found = _files_once(files, folder, name)
+        if found is not None:
+            return found
+    raise CacheError(f"the tails of {files.url(folder)} kept changing while being listed")
+
+
+def _files_once(
+    files: Storage, folder: PurePath, name: str
+) -> tuple[list[tuple[int, int, PurePath]], dict[int, PurePath]] | None:
     ranges: list[tuple[int, int, PurePath]] = []
     snapshots: dict[int, PurePath] = {}
-    pattern = re.compile(rf"{re.escape(name)}__(?:(\d{{10}})_(\d{{10}})|at_(\d{{10}}))\.(parquet|csv)")
     for path in sorted(files.listdir(folder), key=lambda p: (p.suffix != ".parquet", p.name)):
-        m = pattern.fullmatch(path.name)
-        if m is None:
+        what = names.parse(path.name)
+        if what is None or what.dataset != name:
             continue
-        if m[3] is not None:
-            snapshots.setdefault(int(m[3]), path)
+        if what.kind == "snapshot":
+            snapshots.setdefault(what.start, path)
+        elif what.end is not None:
+            ranges.append((what.start, what.end, path))
         else:
-            ranges.append((int(m[1]), int(m[2]), path))
+            try:
+                ranges.append((what.start, names.tail_end(files, path), path))
+            except FileNotFoundError:
+                return None
     return ranges, snapshots
 
 

@@ -178,8 +178,8 @@ async def export(
     follow
         Keep exporting: catch up to the head, then export every shard's new blocks as they
         appear, until cancelled (Ctrl-C) or, when ``end`` is a block number, until that block
-        is on disk. The head chunk is written as small tail files, compacted into the normal
-        chunk file once complete; a restart resumes without a gap (see
+        is on disk. The head chunk is written as one tail file, rewritten in place and renamed to
+        the normal chunk file once complete; a restart resumes without a gap (see
         :mod:`hmyframe.engine._follow`). Range datasets to Parquet only, without ``client``.
     poll
         With ``follow``: seconds between two polls of the head (the main term of the lag when

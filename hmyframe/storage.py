@@ -226,7 +226,10 @@ class LocalStorage(Storage):
         return pq.read_metadata(path)
 
     def read_table(self, path: PurePath, schema: pa.Schema | None = None) -> pa.Table:
-        return pq.read_table(path, schema=schema)
+        # one open file for the footer and the pages: a file replaced under the same name
+        # meanwhile (a follower's tail) is read whole as it was when opened, never mixed
+        with pa.OSFile(str(path)) as fh:
+            return pq.read_table(fh, schema=schema)
 
     def write_parquet(self, table: pa.Table, path: PurePath, footers: list[pq.FileMetaData]) -> None:
         # written through one Arrow file (no filesystem resolution by path), synced before closing

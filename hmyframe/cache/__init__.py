@@ -5,6 +5,7 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
 
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_<end:010d>.parquet   block ranges
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__at_<block:010d>.parquet            snapshots
+    <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_tail.parquet         a follower's tail
 
 * ``<root>`` is ``data/`` by default (``HMYFRAME_CACHE`` or the ``root`` argument change it);
   it may be a URL (``memory://``, ``s3://bucket/prefix``...): every file operation then goes
@@ -13,6 +14,12 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
   URLs of one chain share a cache and two chains never mix.
 * A range file holds exactly the rows of blocks ``start..end`` (inclusive), possibly none. Only
   blocks at or below the head are ever written (the fetch layer guarantees it).
+* A *tail* holds the newest blocks of a chunk a follower is filling (``hmyframe export
+  --follow``): blocks ``start..end``, ``end`` recorded in its footer. It is rewritten in place
+  (atomic replace, same name) as blocks arrive, and renamed to its range name when its chunk
+  is complete or when any write of the blocks right after it takes it in (atomic rename): a
+  listing of the folder holds each block once at every instant (:mod:`._names`,
+  :meth:`Cache.write_range`).
 
 What each file records
     Its Parquet footer carries an integrity record (``hmyframe.*`` key-value metadata): the

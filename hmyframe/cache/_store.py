@@ -23,6 +23,7 @@ from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
+from ._names import parse, range_name, snapshot_name, tail_end, tail_name
 from ._record import (
     META_PREFIX,
     DatasetLike,
@@ -47,8 +48,6 @@ else:
 
 __all__ = ["Cache", "CacheEntry", "CacheWarning", "default_root", "ensure_writable_folder"]
 
-_RANGE_RE = re.compile(r"^(?P<name>[a-z_]+)__(?P<start>\d{10})_(?P<end>\d{10})\.parquet$")
-_SNAP_RE = re.compile(r"^(?P<name>[a-z_]+)__at_(?P<block>\d{10})\.parquet$")
 _CHAIN_RE = re.compile(r"^[0-9a-f]{16}$")
 _SHARD_RE = re.compile(r"^shard(?P<shard>\d+)$")
 
@@ -124,6 +123,7 @@ class Cache:
         self._inspections: dict[
             tuple[PurePath, str | None], tuple[tuple[object, ...], Status, int | None, str]
         ] = {}
+        self._tail_ends: dict[PurePath, tuple[tuple[object, ...], int]] = {}
         # the path of each (chain, dataset, shard) folder, once its names were checked
         self._folder_paths: dict[tuple[str, str, int], PurePath] = {}
         self._token = secrets.token_hex(4)
@@ -158,12 +158,17 @@ class Cache:
     def range_path(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> PurePath:
         """Path of the file holding blocks ``start..end`` of ``dataset``."""
         _check_range(start, end)
-        return self.folder(chain_id, dataset, shard) / f"{dataset}__{start:010d}_{end:010d}.parquet"
+        return self.folder(chain_id, dataset, shard) / range_name(dataset, start, end)
+
+    def tail_path(self, chain_id: str, dataset: str, shard: int, start: int) -> PurePath:
+        """Path of the tail of ``dataset`` starting at block ``start`` (see :mod:`._names`)."""
+        _check_range(start, start)
+        return self.folder(chain_id, dataset, shard) / tail_name(dataset, start)
 
     def snapshot_path(self, chain_id: str, dataset: str, shard: int, block: int) -> PurePath:
         """Path of the snapshot of ``dataset`` taken at ``block``."""
         _check_range(block, block)
-        return self.folder(chain_id, dataset, shard) / f"{dataset}__at_{block:010d}.parquet"
+        return self.folder(chain_id, dataset, shard) / snapshot_name(dataset, block)
 
     def ensure_writable(self) -> None:
         """Create the root if needed and check that files can be written there.
@@ -241,7 +246,7 @@ class Cache:
                 continue
             table = self._read_file(path, dataset)
             lo, hi = max(start, c_start), min(end, c_end)
-            if lo != c_start or hi != c_end or c_start > _file_range(path)[0]:
+            if lo != c_start or hi != c_end or c_start > _file_start(path):
                 table = _filter_blocks(table, lo, hi)
             tables.append(table)
         if not tables:
@@ -284,6 +289,7 @@ class Cache:
         provenance: _provenance.Provenance | None = None,
         *,
         replace: bool = False,
+        chunk: tuple[int, int] | None = None,
     ) -> PurePath | None:
         """Atomically write the rows of blocks ``start..end`` (all of them, maybe none);
         ``provenance`` (where they were fetched) goes into the footer (:mod:`hmyframe._provenance`).
@@ -292,12 +298,29 @@ class Cache:
         blocks: a compaction of narrower files into this one (the overlap repair that follows
         the rename then removes them, the wider file winning).
 
+        ``chunk=(first, last)``: the blocks are the newest of the chunk ``first..last`` that a
+        follower is filling. Until ``end`` reaches ``last`` they go to the chunk's *tail*
+        (:mod:`._names`): the tail ending at ``start - 1`` is rewritten, under its own name,
+        with these rows added (one atomic replace), or a tail starting at ``start`` is
+        begun. Any write of blocks right after a tail (the chunk's last ones, or a plain
+        export's) takes the tail's rows in and renames the tail to its range name (one atomic
+        rename): a listing of the folder never holds a block twice or misses one.
+
         Returns
         -------
         pathlib.PurePath or None
             The file written, or ``None`` when other valid files already held all these
             blocks at the moment of publishing (a concurrent writer was faster).
         """
+        _check_range(start, end)
+        if chunk is not None and not chunk[0] <= start <= end <= chunk[1]:
+            raise ConfigError(f"blocks {start}..{end} do not lie in the chunk {chunk[0]}..{chunk[1]}")
+        keep_tail = chunk is not None and end < chunk[1]
+        before = self._tail_before(chain_id, dataset, shard, start, None if chunk is None else chunk[0])
+        if before is not None or keep_tail:
+            return self._write_tail(
+                chain_id, dataset, shard, start, end, table, provenance, before, keep_tail
+            )
         path = self.range_path(chain_id, dataset.name, shard, start, end)
         expected = Expected(chain_id, dataset.name, shard, "range", start, end)
         _check_table(table, dataset, expected)
@@ -308,25 +331,93 @@ class Cache:
         written = self._write(
             path, dataset, table, expected, skip_if=None if replace else covered, provenance=provenance
         )
-        folder = path.parent
         if written:
-            # stale/corrupt files inside this range are now replaced: remove them
-            entries = list(self._scan_folder(chain_id, dataset.name, shard, dataset))
-            for entry in entries:
-                if (
-                    entry.kind == "range"
-                    and entry.path != path
-                    and entry.status != "ok"
-                    and start <= entry.start
-                    and entry.end <= end
-                ):
-                    with contextlib.suppress(FileNotFoundError):
-                        self.files.unlink(entry.path)
-            candidates = self._ok_ranges(entries, report=False)
-            if spans.overlapping(candidates):
-                self._repair(chain_id, dataset, shard, candidates)
-        self._unrepairable.discard(folder)
+            self._after_write(chain_id, dataset, shard, start, end, path)
+        self._unrepairable.discard(path.parent)
         return path if written else None
+
+    def _tail_before(
+        self, chain_id: str, dataset: DatasetLike, shard: int, start: int, low: int | None
+    ) -> CacheEntry | None:
+        """The valid tail ending at block ``start - 1`` (starting at ``low`` or later), if any."""
+        folder = self.folder(chain_id, dataset.name, shard)
+        names = [parse(p.name) for p in self.files.listdir(folder)]
+        if not any(n is not None and n.kind == "tail" for n in names):
+            return None  # (the common case, answered from the names alone)
+        for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
+            name = parse(entry.path.name)
+            if (
+                name is not None
+                and name.kind == "tail"
+                and entry.status == "ok"
+                and entry.end == start - 1
+                and (low is None or entry.start >= low)
+            ):
+                return entry
+        return None
+
+    def _write_tail(
+        self,
+        chain_id: str,
+        dataset: DatasetLike,
+        shard: int,
+        start: int,
+        end: int,
+        table: pa.Table,
+        provenance: _provenance.Provenance | None,
+        before: CacheEntry | None,
+        keep_tail: bool,
+    ) -> PurePath:
+        """:meth:`write_range` through a tail: ``before``'s rows and ``table`` as one tail,
+        renamed to its range name unless ``keep_tail``."""
+        first = start
+        if before is not None:
+            try:
+                rows = self._read_file(before.path, dataset)
+                recorded = _provenance.from_footer(self.files.read_metadata(before.path).metadata)
+            except FileNotFoundError:
+                pass  # another writer renamed it meanwhile: these blocks are written alone
+            else:
+                first = before.start
+                table = pa.concat_tables([rows, table])
+                provenance = _provenance.of_files(
+                    [recorded, _provenance.from_footer(_provenance.footer(provenance))]
+                )
+        expected = Expected(chain_id, dataset.name, shard, "range", first, end)
+        _check_table(table, dataset, expected)
+        path = tail = self.tail_path(chain_id, dataset.name, shard, first)
+        check = self._write(tail, dataset, table, expected, provenance=provenance)
+        assert check is not None  # (never skipped)
+        if not keep_tail:
+            path = self.range_path(chain_id, dataset.name, shard, first, end)
+            try:
+                self.files.publish(tail, path)  # one rename: a listing holds one of the two names
+            except OSError as exc:
+                raise CacheError(f"cannot write cache file {self.url(path)}: {os_reason(exc)}") from None
+            self.files.verify_published(path, check, content_check)
+        self._after_write(chain_id, dataset, shard, first, end, path)
+        self._unrepairable.discard(path.parent)
+        return path
+
+    def _after_write(
+        self, chain_id: str, dataset: DatasetLike, shard: int, start: int, end: int, path: PurePath
+    ) -> None:
+        """After ``path`` (blocks ``start..end``) was published: stale or corrupt files inside its
+        range are replaced now, so they are removed; overlaps are repaired."""
+        entries = self._scan_folder(chain_id, dataset.name, shard, dataset)
+        for entry in entries:
+            if (
+                entry.kind == "range"
+                and entry.path != path
+                and entry.status != "ok"
+                and start <= entry.start
+                and entry.end <= end
+            ):
+                with contextlib.suppress(FileNotFoundError):
+                    self.files.unlink(entry.path)
+        candidates = self._ok_ranges(entries, report=False)
+        if spans.overlapping(candidates):
+            self._repair(chain_id, dataset, shard, candidates)
 
     def write_snapshot(
         self,
@@ -367,7 +458,8 @@ class Cache:
         for chain, name, shard in self._folders(chain_id, dataset):
             folder = self.folder(chain, name, shard)
             for path in self.files.listdir(folder):
-                if _RANGE_RE.match(path.name) or _SNAP_RE.match(path.name) or TMP_RE.match(path.name):
+                what = parse(path.name)
+                if (what is not None and what.ext == "parquet") or TMP_RE.match(path.name):
                     try:
                         self.files.unlink(path)
                     except FileNotFoundError:
@@ -441,38 +533,75 @@ class Cache:
 
     def _scan_folder(
         self, chain_id: str, dataset_name: str, shard: int, dataset: DatasetLike | None
-    ) -> Iterator[CacheEntry]:
+    ) -> list[CacheEntry]:
+        """Every cache file of one folder, with its status (tails with the end their footer records).
+
+        A tail listed and gone a moment later was renamed to its range name (its chunk is
+        complete) or replaced by a repair: the folder is listed again, so that the file that
+        now holds its blocks is not missed.
+        """
+        for _ in range(5):
+            entries = self._scan_folder_once(chain_id, dataset_name, shard, dataset)
+            if entries is not None:
+                return entries
+        raise CacheError(
+            f"the tails of {self.url(self.folder(chain_id, dataset_name, shard))} kept changing "
+            "while being listed (other writers?)"
+        )
+
+    def _scan_folder_once(
+        self, chain_id: str, dataset_name: str, shard: int, dataset: DatasetLike | None
+    ) -> list[CacheEntry] | None:
+        """:meth:`_scan_folder`'s one listing; ``None`` if a listed tail was gone."""
         folder = self.folder(chain_id, dataset_name, shard)
+        out: list[CacheEntry] = []
         for path in self.files.listdir(folder):
-            m = _RANGE_RE.match(path.name)
-            snap = _SNAP_RE.match(path.name) if m is None else None
-            if m is None and snap is None:
+            name = parse(path.name)
+            if name is None or name.ext != "parquet":
                 continue
-            if m is not None:
-                kind: Literal["range", "snapshot"] = "range"
-                start, end = int(m["start"]), int(m["end"])
-                named = m["name"]
-            else:
-                assert snap is not None
-                kind = "snapshot"
-                start = end = int(snap["block"])
-                named = snap["name"]
+            kind: Literal["range", "snapshot"] = "snapshot" if name.kind == "snapshot" else "range"
+            start = name.start
             try:
                 st = self.files.stat(path)
             except FileNotFoundError:
+                if name.kind == "tail":
+                    return None
                 continue
             except OSError as exc:
                 raise CacheError(f"cannot read cache file {self.url(path)}: {os_reason(exc)}") from None
-            expected = Expected(chain_id, dataset_name, shard, kind, start, end)
-            if named != dataset_name:
-                status: Status = "corrupt"
-                rows: int | None = None
-                problem = f"named for dataset {named!r} in the {dataset_name!r} folder"
-            else:
+            status: Status
+            rows: int | None = None
+            problem = ""
+            end = name.end
+            if end is None:  # a tail: its footer says up to where
+                try:
+                    end = self._tail_end(path, st)
+                except FileNotFoundError:
+                    return None
+                except CacheError as exc:
+                    end, status, problem = start, "corrupt", str(exc)
+            if not problem and name.dataset != dataset_name:
+                status = "corrupt"
+                problem = f"named for dataset {name.dataset!r} in the {dataset_name!r} folder"
+            elif not problem:
+                expected = Expected(chain_id, dataset_name, shard, kind, start, end)
                 status, rows, problem = self._inspect(path, st, dataset, expected)
-            yield CacheEntry(
-                path, chain_id, dataset_name, shard, kind, start, end, rows, status, st.size, problem
+            out.append(
+                CacheEntry(
+                    path, chain_id, dataset_name, shard, kind, start, end, rows, status, st.size, problem
+                )
             )
+        return out
+
+    def _tail_end(self, path: PurePath, st: Stat) -> int:
+        """:func:`._names.tail_end`, remembered while the file is unchanged."""
+        known = self._tail_ends.get(path)
+        if known is not None and st.stamp is not None and known[0] == st.stamp:
+            return known[1]
+        end = tail_end(self.files, path)
+        if st.stamp is not None:
+            self._tail_ends[path] = (st.stamp, end)
+        return end
 
     def _inspect(
         self, path: PurePath, st: Stat, dataset: DatasetLike | None, expected: Expected
@@ -570,9 +699,9 @@ class Cache:
         *,
         skip_if: _Check | None = None,
         provenance: _provenance.Provenance | None = None,
-    ) -> bool:
+    ) -> str | None:
         """Write ``table`` with its integrity record and provenance to ``path`` atomically;
-        ``False`` if skipped."""
+        return its content check (``None`` if skipped)."""
         meta = {**_provenance.footer(provenance), **record_metadata(dataset, expected, table.num_rows)}
         table = table.replace_schema_metadata(meta)
         # the content check covers the footer statistics, which only exist once a file is
@@ -603,7 +732,7 @@ class Cache:
                 check = actual  # statistics differ between passes (never seen): record the file's own
             if skip_if is not None and skip_if():
                 files.unlink(tmp)
-                return False
+                return None
             # a local rename keeps the file's stamp: what the footer says is known without reading it
             stat = files.stat(tmp) if files.local else None
             files.publish(tmp, path)
@@ -620,7 +749,7 @@ class Cache:
                 files.unlink(tmp)
             raise
         remove_orphans(files, path)
-        return True
+        return check
 
 
 class _Check(Protocol):
@@ -663,9 +792,9 @@ def _check_table(table: pa.Table, dataset: DatasetLike, expected: Expected) -> N
                 )
 
 
-def _file_range(path: PurePath) -> tuple[int, int]:
-    m = _RANGE_RE.match(path.name)
-    return (int(m["start"]), int(m["end"])) if m else (-1, -1)
+def _file_start(path: PurePath) -> int:
+    name = parse(path.name)
+    return name.start if name is not None else -1
 
 
 def _filter_blocks(table: pa.Table, lo: int, hi: int) -> pa.Table:

@@ -22,7 +22,7 @@ __all__ = ["ORPHAN_AGE", "TMP_RE", "orphaned", "remove_orphans", "temp_path", "w
 
 # ".<file name>.<writer tag>.tmp": the tag is "<pid>-<host>-<token>" (older versions: "<pid>")
 TMP_RE = re.compile(
-    r"^\.(?P<final>[a-z_]+__(?:\d{10}_\d{10}|at_\d{10})\.parquet)\.(?P<tag>[A-Za-z0-9-]+)\.tmp$"
+    r"^\.(?P<final>[a-z_]+__(?:\d{10}_(?:\d{10}|tail)|at_\d{10})\.parquet)\.(?P<tag>[A-Za-z0-9-]+)\.tmp$"
 )
 #: Seconds after which a temporary file of a writer on another machine counts as orphaned.
 ORPHAN_AGE = 3600.0

@@ -16,38 +16,37 @@ Heads
 
 Files
     A batch of new blocks is fetched through the ordinary range driver
-    (:func:`~hmyframe.engine._ranges.fetch_range`), so it is written as ordinary range files
-    of the cache layout: the blocks of the unfinished head chunk land in small *tail files*
-    (``blocks__0000005000_0000005003.parquet``, ``..5004_5010..``), each published atomically.
-    Once a chunk is complete (or holds more than :data:`MAX_TAILS` tails) its files are
-    compacted: their rows are written as one file of the whole span
-    (``Cache.write_range(replace=True)``) and the cache's overlap repair deletes the
-    narrower files right after the rename ("the wider file wins"). Readers that plan with the
-    cache's cover (:func:`hmyframe.read`, the cache, the fetchers) never see a block twice nor
-    miss one, even in that instant; a raw ``pyarrow.dataset`` listing taken between the rename
-    and the deletions can hold both (a few milliseconds per chunk): read through
-    :func:`hmyframe.read` while a follower runs. (That instant is not closed: no order of
-    renames and deletions swaps several files for one in a listing at once, and naming tails so
-    that ``pyarrow.dataset`` skips them, ``_``/``.`` prefixes, would trade the duplicates for raw
-    readers missing the whole head chunk, up to ``chunk_size`` blocks, and leave a stopped
-    follow's folder outside the standard layout.) When it has stopped, the folder is the
-    standard layout (complete chunks in ``chunk_size`` files, the head chunk in at most a few tails).
+    (:func:`~hmyframe.engine._ranges.fetch_range`, ``tails=True``). Blocks short of their
+    chunk's end go to the chunk's *tail*, one file per chunk named by its first block
+    (``blocks__0000005000_tail.parquet``, its last block recorded in its footer): each batch
+    rewrites it whole, under the same name, with the new rows added (an atomic replace), and
+    the batch that completes the chunk renames it to the chunk's range file
+    (``blocks__0000005000_0000005999.parquet``, the file a plain export writes; an atomic
+    rename). So at every instant each block is in exactly one file of the folder: readers that
+    plan with the cache (:func:`hmyframe.read`, :func:`hmyframe.sql`, the fetchers) and raw
+    readers of the folder (``pyarrow.dataset``, DuckDB's or polars' ``*.parquet``) alike never
+    see a block twice nor miss one. (A reader that listed the tail and opens it after the
+    rename gets ``FileNotFoundError``: hmyframe's readers list again, raw readers retry.)
+    Stopped, the folder is the standard layout: complete chunks in their files, the head chunk
+    in its tail (read by hmyframe like any range file; a later export that reaches the chunk's
+    end, followed or plain, takes it in). The cost: each batch rewrites its chunk's tail, at
+    most a chunk of rows (:mod:`hmyframe.cache._names`).
 
 Lag
     A block is on disk at most ``poll`` (the interval between two head polls; with a
-    WebSocket source, the notification delay, milliseconds) + one batch's fetch, conversion and write time
-    after the node first reports it, plus the datasets' head offset (``signers`` wait one
-    block: block N's signers are known from block N+1). A compaction (once per chunk, or per
-    :data:`MAX_TAILS` batches) runs before the next poll and delays that batch by its own time
-    (reading and writing at most one chunk). Shards are followed concurrently, each at its own
-    pace. Measured: ``tests/engine/test_follow.py`` (README, "Live").
+    WebSocket source, the notification delay, milliseconds) + one batch's fetch, conversion and
+    write time after the node first reports it, plus the datasets' head offset (``signers``
+    wait one block: block N's signers are known from block N+1). The write grows with the
+    chunk's fill (the tail is rewritten whole: at most ``chunk_size`` blocks of rows). Shards
+    are followed concurrently, each at its own pace. Measured: ``tests/engine/test_follow.py``
+    and ``bench/follow_lag.py`` (README, "Live").
 
 Stopping and restarting
     Cancelling (Ctrl-C, SIGTERM in the command line) lets the in-flight write finish (a file
     is renamed into place whole or not at all: the writer thread is waited for); a process
     killed mid-write leaves only a hidden temporary file, removed later. A restart plans
-    against the folder like any export: only the missing blocks are fetched, then tails left
-    behind are compacted, so nothing is skipped or written twice.
+    against the folder like any export: only the missing blocks are fetched and appended to
+    the tail left behind, so nothing is skipped or written twice.
 
 The node
     A head lower than one seen before, a head that stops moving for ``stall_after`` seconds,
@@ -66,8 +65,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hmyframe import _provenance
-from hmyframe._spans import merge
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._ranges import fetch_range, split_aligned
@@ -86,28 +83,22 @@ from hmyframe.errors import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from hmyframe.cache import Cache
     from hmyframe.rpc.heads import HeadReport
 
 __all__ = [
     "HEADS_MODES",
     "MAX_BACKOFF",
-    "MAX_TAILS",
     "Batch",
     "FollowWarning",
     "HeadSource",
     "PollingHeads",
     "WebSocketHeads",
-    "compact",
     "follow_export",
     "follow_shard",
     "follow_shards",
     "head_source",
-    "written_by",
 ]
 
-#: Tail files of one chunk after which they are compacted into one tail (the folder stays small).
-MAX_TAILS = 16
 #: Longest wait, in seconds, between two attempts at a node that does not answer.
 MAX_BACKOFF = 30.0
 #: Seconds without a new head after which the node is reported as stalled.
@@ -323,56 +314,6 @@ def head_source(
     return WebSocketHeads(session, float(poll), require=heads == "ws", stall_after=stall_after)
 
 
-# --------------------------------------------------------------------------- compaction
-
-
-def compact(
-    cache: Cache,
-    chain_id: str,
-    names: Sequence[str],
-    shard: int,
-    first: int,
-    last: int,
-    chunk_size: int,
-    max_tails: int = MAX_TAILS,
-) -> int:
-    """Compact the files of ``first..last`` chunk by chunk; return how many files were written.
-
-    Within each chunk (blocks aligned on ``chunk_size``), the files lying wholly inside it are
-    merged into one file of their span when they are contiguous and either reach the chunk's
-    end (a complete chunk: the file a plain export writes) or number more than ``max_tails``
-    (tails of the head chunk). Files crossing a chunk boundary (another chunking) are left
-    alone.
-    """
-    from hmyframe import datasets as ds
-
-    written = 0
-    for name in names:
-        dataset = ds.get(name)
-        by_chunk: dict[int, list[tuple[int, int]]] = {}
-        paths = {}
-        for a, b, path in cache.cached_ranges(chain_id, dataset, shard, report=False):
-            if b < first or a > last or a // chunk_size != b // chunk_size:
-                continue
-            by_chunk.setdefault(a // chunk_size, []).append((a, b))
-            paths[a, b] = path
-        for index, files in sorted(by_chunk.items()):
-            spans = merge(files)
-            if len(files) < 2 or len(spans) != 1:
-                continue
-            a, b = spans[0]
-            if b != (index + 1) * chunk_size - 1 and len(files) <= max_tails:
-                continue
-            table = cache.read_range(chain_id, dataset, shard, a, b)
-            # the merged file keeps where its rows were fetched (its files' provenance)
-            source = _provenance.of_files(
-                _provenance.from_footer(cache.files.read_metadata(paths[f]).metadata) for f in files
-            )
-            cache.write_range(chain_id, dataset, shard, a, b, table, source, replace=True)
-            written += 1
-    return written
-
-
 # --------------------------------------------------------------------------- following
 
 
@@ -456,7 +397,6 @@ async def follow_shard(
     end: int | None = None,
     collect: bool = False,
     stall_after: float = STALL_AFTER,
-    first: int | None = None,
     max_backoff: float = MAX_BACKOFF,
 ) -> AsyncIterator[Batch]:
     """Yield ``shard``'s new blocks after block ``after``, batch by batch, as heads announce them.
@@ -479,15 +419,12 @@ async def follow_shard(
         Read each batch's tables back (for :func:`follow`); else only write them.
     stall_after
         Seconds without a new head before the node is reported stalled.
-    first
-        First block of the followed range, compacted from (default ``after + 1``).
     max_backoff
         Longest wait after a batch the node failed to serve.
     """
     offset, _ = sources.head_offset(names)
     watch = _Watch(shard, stall_after)
     done = after
-    low = after + 1 if first is None else first
     failures = 0
     async for head in heads.heads(shard):
         seen = time.time()
@@ -498,7 +435,7 @@ async def follow_shard(
             continue
         session.saw_head(shard, head)  # the range check of the fetch knows the head as announced
         try:
-            tables = await fetch_range(session, names, done + 1, target, shard, collect=collect)
+            tables = await fetch_range(session, names, done + 1, target, shard, collect=collect, tails=True)
         except Exception as exc:
             if not _waited_out(exc):
                 raise
@@ -514,35 +451,9 @@ async def follow_shard(
         failures = 0
         batch = Batch(shard, done + 1, target, head, seen, time.time(), tables)
         done = target
-        if session.cache is not None:  # the chunks this batch touched (a restart's tails included)
-            size = session.options.chunk_size
-            await _compact(session, names, shard, max(low, batch.first // size * size), done)
         yield batch
         if end is not None and done >= end:
             return
-
-
-async def _compact(session: Session, names: Sequence[str], shard: int, first: int, last: int) -> None:
-    cache = session.cache
-    assert cache is not None
-    chain_id = await session.chain_id()
-    size = session.options.chunk_size
-    await asyncio.to_thread(compact, cache, chain_id, written_by(names), shard, first, last, size)
-
-
-def written_by(names: Sequence[str]) -> list[str]:
-    """Every dataset a fetch of ``names`` writes: the sources' sibling datasets (one fetch of
-    full blocks fills blocks, transactions and staking transactions) and the ones needed."""
-    out: dict[str, None] = {}
-    pending = list(names)
-    while pending:
-        name = pending.pop()
-        if name in out:
-            continue
-        out[name] = None
-        pending.extend(sources.source_of(name).fills)
-        pending.extend(sources.fill_of(name).needs)
-    return sorted(out)
 
 
 async def _start(
@@ -613,9 +524,7 @@ async def follow_shards(
             )
             for a, b in pieces:
                 seen = time.time()
-                tables = await fetch_range(session, names, a, b, shard, collect=collect)
-                if session.cache is not None:
-                    await _compact(session, names, shard, first, b)
+                tables = await fetch_range(session, names, a, b, shard, collect=collect, tails=True)
                 await queue.put(Batch(shard, a, b, b, seen, time.time(), tables))
         if end is not None and last >= end:
             return
@@ -628,7 +537,6 @@ async def follow_shards(
             end=end,
             collect=collect,
             stall_after=stall_after,
-            first=first,
         ):
             await queue.put(batch)
 

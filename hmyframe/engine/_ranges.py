@@ -130,6 +130,7 @@ class _RangeFetch:
         self.names = list(dict.fromkeys(names))
         self.shard = shard
         self.progress = progress
+        self.tails = 0  # the chunk size when a follower writes (fetch_range's `tails`)
         # pieces are converted by `converter` (threads or worker processes) as they arrive;
         # chunks are put together, checked and written by `writer` (a thread of this process)
         self.converter = converter
@@ -340,6 +341,7 @@ class _RangeFetch:
                 cache=session.cache,
                 chain_id=self.chain_id,
                 provenance=await self._provenance(source.trace_endpoint),
+                tails=self.tails,
             )
             tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
             built(tables)  # others' conversions wait for these, not for their writing
@@ -476,6 +478,7 @@ async def fetch_range(
     progress: ProgressFn | None = None,
     on_plan: Callable[[int], None] | None = None,
     collect: bool = True,
+    tails: bool = False,
 ) -> dict[str, pa.Table]:
     """Fetch (or read from the cache) blocks ``start..end`` of ``shard`` for each dataset.
 
@@ -499,6 +502,10 @@ async def fetch_range(
     collect
         Return the tables (read back from the cache). ``False`` only fills the cache and
         returns ``{}``, keeping memory flat for exports of any length (needs a cache).
+    tails
+        A follower's write: blocks short of their chunk's end go to the chunk's tail file,
+        rewritten in place as blocks arrive and renamed to the chunk's range file once
+        complete (:meth:`~hmyframe.cache.Cache.write_range`).
 
     Returns
     -------
@@ -523,6 +530,7 @@ async def fetch_range(
     with converter, writer:
         job = _RangeFetch(session, names, shard, progress, converter, writer)
         job.chain_id = chain_id
+        job.tails = session.options.chunk_size if tails else 0
         await run_chunks(
             chunks,
             job.chunk,

@@ -237,6 +237,9 @@ class ChunkJob:
         Where the tables are written (only blocks the cache lacks); ``None``: not written.
     provenance
         Where and when the chunk was fetched (recorded in each file's footer).
+    tails
+        The chunk size when a follower writes (``0`` otherwise): blocks short of their
+        chunk's end go to the chunk's tail (:meth:`~hmyframe.cache.Cache.write_range`).
     """
 
     shard: int
@@ -247,6 +250,7 @@ class ChunkJob:
     cache: Cache | None
     chain_id: str
     provenance: _provenance.Provenance | None = None
+    tails: int = 0
 
 
 def finish_chunk(job: ChunkJob) -> dict[str, pa.Table]:
@@ -296,11 +300,15 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
     """
     cache = job.cache
     if cache is not None:
+        chunk = None
+        if job.tails:
+            low = job.first // job.tails * job.tails
+            chunk = (low, low + job.tails - 1)
         for name, table in tables.items():
             dataset = get_dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
-                cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance)
+                cache.write_range(job.chain_id, dataset, job.shard, a, b, part, job.provenance, chunk=chunk)
 
 
 def _warm() -> None:

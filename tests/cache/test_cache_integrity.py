@@ -20,6 +20,7 @@ from cache_helpers import CHAIN, DS, SCHEMA, FakeDataset, rows
 import hmyframe.cache._store as store_module
 from hmyframe.cache import Cache, CacheWarning
 from hmyframe.cache._record import content_check, predicted_check
+from hmyframe.errors import ConfigError
 
 
 def _rewrite_keeping_metadata(path: Path, table: pa.Table) -> None:
@@ -237,3 +238,61 @@ def test_a_wrong_prediction_is_caught_by_the_written_footer_and_rewritten(
     (path,) = tmp_path.rglob("*.parquet")
     assert _footer_check(path) == content_check(pq.read_metadata(path)) != "sha256:wrong"
     assert [e.status for e in cache.entries(CHAIN, "transactions")] == ["ok"]
+
+
+# --------------------------------------------------------------------------- a follower's tails
+
+
+def test_a_tail_grows_in_place_and_becomes_the_chunk_file_when_complete(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    folder = tmp_path / CHAIN / "transactions" / "shard0"
+    tail = folder / "transactions__0000000010_tail.parquet"
+    for a, b in [(10, 10), (11, 13), (14, 14)]:
+        assert cache.write_range(CHAIN, DS, 0, a, b, rows(a, b), chunk=(10, 19)) == tail
+        assert sorted(p.name for p in folder.glob("*.parquet")) == [tail.name]  # one file, same name
+        assert pq.read_metadata(tail).metadata[b"hmyframe.end"] == str(b).encode()
+        assert cache.missing(CHAIN, DS, 0, 10, 19) == [(b + 1, 19)]
+        assert cache.read_range(CHAIN, DS, 0, 10, b).equals(rows(10, b))
+    (entry,) = cache.entries()
+    assert (entry.kind, entry.start, entry.end, entry.rows, entry.status) == ("range", 10, 14, 10, "ok")
+    done = cache.write_range(CHAIN, DS, 0, 15, 19, rows(15, 19), chunk=(10, 19))
+    assert done == folder / "transactions__0000000010_0000000019.parquet"
+    assert sorted(p.name for p in folder.glob("*.parquet")) == [done.name]
+    assert cache.read_range(CHAIN, DS, 0, 10, 19).equals(rows(10, 19))
+    assert [(e.start, e.end, e.status) for e in cache.entries()] == [(10, 19, "ok")]
+
+
+def test_a_tail_is_checked_like_any_file_and_refetched_when_corrupt(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    tail = cache.write_range(CHAIN, DS, 0, 20, 23, rows(20, 23), chunk=(20, 29))
+    assert tail is not None
+    _rewrite_keeping_metadata(Path(tail), rows(20, 23).slice(0, 7))
+    with pytest.warns(CacheWarning, match="records 8 rows but holds 7"):
+        assert cache.missing(CHAIN, DS, 0, 20, 29) == [(20, 29)]
+    # its blocks written again replace it (same name), then the chunk completes
+    assert cache.write_range(CHAIN, DS, 0, 20, 24, rows(20, 24), chunk=(20, 29)) == tail
+    assert cache.missing(CHAIN, DS, 0, 20, 29) == [(25, 29)]
+    meta = dict(pq.read_metadata(tail).metadata)
+    del meta[b"hmyframe.end"]
+    pq.write_table(rows(20, 24).replace_schema_metadata(meta), tail)
+    with pytest.warns(CacheWarning, match="records no last block"):
+        assert cache.missing(CHAIN, DS, 0, 20, 29) == [(20, 29)]
+
+
+def test_a_plain_write_after_a_tail_takes_it_in_and_a_distant_one_leaves_it(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    folder = tmp_path / CHAIN / "transactions" / "shard0"
+    cache.write_range(CHAIN, DS, 0, 0, 3, rows(0, 3), chunk=(0, 9))
+    cache.write_range(CHAIN, DS, 0, 6, 9, rows(6, 9))  # not adjoining: the tail stays
+    assert sorted(p.name for p in folder.glob("*.parquet")) == [
+        "transactions__0000000000_tail.parquet",
+        "transactions__0000000006_0000000009.parquet",
+    ]
+    cache.write_range(CHAIN, DS, 0, 4, 5, rows(4, 5))  # adjoining: the tail takes them and is renamed
+    assert sorted(p.name for p in folder.glob("*.parquet")) == [
+        "transactions__0000000000_0000000005.parquet",
+        "transactions__0000000006_0000000009.parquet",
+    ]
+    assert cache.read_range(CHAIN, DS, 0, 0, 9).equals(rows(0, 9))
+    with pytest.raises(ConfigError, match=r"blocks 12\.\.14 do not lie in the chunk 0\.\.9"):
+        cache.write_range(CHAIN, DS, 0, 12, 14, rows(12, 14), chunk=(0, 9))

@@ -20,7 +20,6 @@ from hmyframe.cli import main
 from hmyframe.devnet import Devnet
 from hmyframe.devnet.eth import CLIENT_VERSION
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._follow import MAX_TAILS, compact
 from hmyframe.engine._ranges import fetch_range
 from hmyframe.rpc import Client
 
@@ -236,31 +235,32 @@ def test_a_record_made_by_hand_is_redacted_when_written() -> None:
         assert all(secret not in value for value in written.values())
 
 
-def test_a_compacted_file_keeps_its_files_provenance(
+def test_a_followers_tail_keeps_its_rows_provenance_into_the_chunk_file(
     make_devnet: Callable[..., Devnet], tmp_path: Path
 ) -> None:
     net = make_devnet(shards=1, blocks=150, seed=66, validator_rate_limit=False)
     url = _secret_url(net.url)
 
-    async def tails_then_compact() -> list[dict[str, str]]:
+    async def follow_like() -> list[str]:
+        stamps = []
         async with Session(url, cache=tmp_path, options=FetchOptions(chunk_size=100)) as session:
-            for n in range(MAX_TAILS + 2):  # one tail per block: more than MAX_TAILS, compacted
-                await fetch_range(session, ["blocks"], n, n, 0, collect=False)
-            chain = await session.chain_id()
-            assert session.cache is not None
-            tails = [from_footer(session.cache.files.read_metadata(p).metadata) for _, _, p in
-                     session.cache.cached_ranges(chain, hmyframe.dataset("blocks"), 0)]  # fmt: skip
-            assert len(tails) == MAX_TAILS + 2
-            assert compact(session.cache, chain, ["blocks"], 0, 0, 99, 100) == 1
-            return tails
+            for n in range(5):  # a batch per block, as a follower writes them: one tail grows
+                await fetch_range(session, ["blocks"], n, n, 0, collect=False, tails=True)
+                (tail,) = tmp_path.rglob("blocks__*.parquet")  # noqa: ASYNC240
+                assert tail.name == "blocks__0000000000_tail.parquet"
+                stamps.append(from_footer(pq.read_metadata(tail).metadata)["fetched_at"])
+            await fetch_range(session, ["blocks"], 5, 99, 0, collect=False, tails=True)  # completes it
+        return stamps
 
-    tails = asyncio.run(tails_then_compact())
+    stamps = asyncio.run(follow_like())
+    assert stamps == sorted(stamps)
     (merged,) = tmp_path.rglob("blocks__*.parquet")
+    assert merged.name == "blocks__0000000000_0000000099.parquet"
     record = from_footer(pq.read_metadata(merged).metadata)
     host = net.url.removeprefix("http://").rstrip("/")
     assert record["endpoint"] == f"http://***@{host}/***?apikey=***#***"
     assert record["node_version"] == CLIENT_VERSION
-    assert record["fetched_at"] == max(t["fetched_at"] for t in tails)  # when its last rows were fetched
+    assert record["fetched_at"] >= stamps[-1]  # when its last rows were fetched
     for secret in SECRETS.values():
         assert secret.encode() not in _written_bytes(tmp_path)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.dataset as pads
 import pytest
-from follow_helpers import Miner, Watcher, lags, range_files, shard_folder, summary
+from follow_helpers import Miner, Watcher, lags, range_files, raw_blocks, shard_folder, summary, tail_files
 
 import hmyframe
 from hmyframe import aio
@@ -28,14 +28,11 @@ from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._follow import (
-    MAX_TAILS,
     FollowWarning,
     PollingHeads,
     WebSocketHeads,
-    compact,
     follow_shards,
     head_source,
-    written_by,
 )
 from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.errors import ConfigError
@@ -47,16 +44,13 @@ BUILD = Path(__file__).resolve().parents[2] / "build"
 
 
 def _check_layout(root: Path, dataset: str, shard: int, first: int, last: int) -> None:
-    """Complete chunks are one standard file each; the head chunk at most MAX_TAILS tails."""
-    files = range_files(shard_folder(root, dataset, shard))
-    head_chunk = last // CHUNK * CHUNK
-    complete = [f for f in files if f[1] < head_chunk]
-    tails = [f for f in files if f[0] >= head_chunk]
-    assert complete == split_aligned([(first, head_chunk - 1)], CHUNK)  # what a plain export writes
-    assert len(tails) <= MAX_TAILS
-    assert complete + tails == files  # nothing crosses the head chunk's start
-    blocks = [n for a, b in files for n in range(a, b + 1)]
-    assert blocks == list(range(first, last + 1))  # every block once, in the file names too
+    """The files a plain export of ``first..last`` writes, one per chunk; the head chunk in its
+    tail while it is not complete."""
+    folder = shard_folder(root, dataset, shard)
+    assert range_files(folder) == split_aligned([(first, last)], CHUNK)  # every block once, in order
+    head = max(first, last // CHUNK * CHUNK)
+    complete = (last + 1) % CHUNK == 0
+    assert tail_files(folder) == ([] if complete else [f"{dataset}__{head:010d}_tail.parquet"])
 
 
 def _check_read_back(out: Path, net: Devnet, start: int, end: int) -> None:
@@ -114,6 +108,11 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
     for seen in watcher.reads:
         for numbers in seen.values():
             assert numbers == list(range(start, start + len(numbers)))
+    # and so did pyarrow.dataset reading the folders raw, knowing nothing of hmyframe or tails
+    assert len(watcher.raw) > 100
+    for seen in watcher.raw:
+        for numbers in seen.values():
+            assert numbers == list(range(start, start + len(numbers)))
     # afterwards: every block from start to end exactly once, the same rows as a plain fetch
     for dataset in ("blocks", "transactions", "staking_transactions"):
         for shard in (0, 1):
@@ -151,9 +150,7 @@ def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
         assert worst < BLOCK_TIME + 2.5
     else:
         assert median < POLL + 0.5
-        assert (
-            worst < POLL + BLOCK_TIME + 2.5
-        )  # poll + a batch's fetch and write + a compaction, loaded machine
+        assert worst < POLL + BLOCK_TIME + 2.5  # poll + a batch's fetch and tail write, loaded machine
 
 
 def _cli(*args: str, out: Path, url: str, log: Path) -> subprocess.Popen[bytes]:
@@ -405,29 +402,70 @@ def test_export_follow_command_reports_node_trouble_in_one_line(
     assert "FollowWarning" not in err
 
 
-async def test_compaction_merges_tails_and_completes_chunks_leaving_other_chunkings(
+async def test_a_chunk_fills_through_one_tail_then_becomes_its_range_file(
     devnet: Devnet, tmp_path: Path
 ) -> None:
     names = ["blocks", "transactions"]
     async with Session(devnet, cache=tmp_path, options=FetchOptions(chunk_size=1000)) as other:
         await fetch_range(other, names, 250, 310, 0, collect=False)  # another chunking: crosses 300
     async with Session(devnet, cache=tmp_path, options=FetchOptions(chunk_size=100)) as session:
-        for n in range(100, 100 + MAX_TAILS + 2):  # one tail per block: more than MAX_TAILS
-            await fetch_range(session, names, n, n, 0, collect=False)
         chain = await session.chain_id()
         assert session.cache is not None
-        cache = session.cache
         folder = tmp_path / chain / "blocks" / "shard0"
-        assert len(range_files(folder)) == MAX_TAILS + 2 + 1
-        written = compact(cache, chain, written_by(names), 0, 0, 400, 100)
-        tails_end = 100 + MAX_TAILS + 1
-        assert range_files(folder) == [(100, tails_end), (250, 310)]
-        assert written == 3  # one merged tail for each dataset the fetch of full blocks wrote
-        await fetch_range(session, names, tails_end + 1, 199, 0, collect=False)
-        compact(cache, chain, written_by(names), 0, 100, 199, 100)
-        assert range_files(folder) == [(100, 199), (250, 310)]
+        for n in range(100, 106):  # a follower's batches of one block: one tail, rewritten
+            await fetch_range(session, names, n, n, 0, collect=False, tails=True)
+            assert tail_files(folder) == ["blocks__0000000100_tail.parquet"]
+            assert range_files(folder) == [(100, n), (250, 310)]
+            assert sorted(raw_blocks(folder)) == [*range(100, n + 1), *range(250, 311)]
+        # the batch that completes the chunk renames the tail to the chunk's range file
+        await fetch_range(session, names, 106, 199, 0, collect=False, tails=True)
         for name in ("blocks", "transactions", "staking_transactions"):
+            assert tail_files(tmp_path / chain / name / "shard0") == [], name
             assert range_files(tmp_path / chain / name / "shard0") == [(100, 199), (250, 310)], name
-    got = hmyframe.read("transactions", tmp_path, start=100, end=199)
-    plain = await aio.transactions(100, 199, 0, rpc=devnet, cache=False)
+        # the next chunk's first batch begins its tail; a plain export past it takes it in
+        await fetch_range(session, names, 200, 205, 0, collect=False, tails=True)
+        assert tail_files(folder) == ["blocks__0000000200_tail.parquet"]
+        tails = [e for e in session.cache.entries(chain, "blocks") if "tail" in e.path.name]
+        assert [(e.start, e.end, e.status, e.rows) for e in tails] == [(200, 205, "ok", 6)]
+        await fetch_range(session, names, 206, 249, 0, collect=False)
+        assert tail_files(folder) == []
+        assert range_files(folder) == [(100, 199), (200, 249), (250, 310)]
+    got = hmyframe.read("transactions", tmp_path, start=100, end=249)
+    plain = await aio.transactions(100, 249, 0, rpc=devnet, cache=False)
     pd.testing.assert_frame_equal(got.reset_index(drop=True), plain, check_exact=True)
+
+
+def test_raw_readers_never_see_a_block_twice_while_tails_grow_and_complete(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    """pyarrow.dataset reads the folder in a loop while a follower's batches (one block each)
+    fill chunks of 4 through their tails: every read is a gap-free run of blocks, each once."""
+    reads: list[list[int]] = []
+    done = threading.Event()
+    folder: list[Path] = []
+
+    def reader() -> None:
+        while not done.is_set():
+            if folder and folder[0].is_dir():
+                reads.append(sorted(raw_blocks(folder[0])))
+
+    async def follow_like() -> None:
+        async with Session(devnet, cache=tmp_path, options=FetchOptions(chunk_size=4)) as session:
+            chain = await session.chain_id()
+            folder.append(tmp_path / chain / "blocks" / "shard0")
+            for n in range(10, 52):
+                await fetch_range(session, ["blocks"], n, n, 0, collect=False, tails=True)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        asyncio.run(follow_like())
+    finally:
+        done.set()
+        thread.join()
+    assert len(reads) > 40
+    for numbers in reads:
+        assert numbers == list(range(10, 10 + len(numbers)))
+    assert reads[-1] == list(range(10, 52))
+    assert range_files(folder[0]) == split_aligned([(10, 51)], 4)
+    assert tail_files(folder[0]) == []  # 51 ends the chunk 48..51
