@@ -26,6 +26,7 @@ statistics and Arrow types that pyarrow, polars, DuckDB and Dask read are plain.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pyarrow as pa
@@ -41,8 +42,11 @@ DTYPE_KEY = b"hmyframe.dtype"
 PANDAS_KEY = b"pandas"
 
 
+@functools.lru_cache(maxsize=128)
 def pandas_metadata(schema: pa.Schema) -> bytes:
-    """The ``pandas`` schema metadata (JSON) for a dataset's ``schema``: see the module docstring."""
+    """The ``pandas`` schema metadata (JSON) for a dataset's ``schema``: see the module docstring.
+
+    Remembered per schema: every file a cache writes carries its dataset's."""
     columns = [_column(f) for f in schema]
     return json.dumps(
         {

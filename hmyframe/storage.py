@@ -201,7 +201,9 @@ class LocalStorage(Storage):
 
     def listdir(self, folder: PurePath) -> list[PurePath]:
         try:
-            return sorted(Path(folder).iterdir())
+            # (names sorted as strings: the order of the paths, without comparing Path objects)
+            base = Path(folder)
+            return [base / name for name in sorted(os.listdir(base))]
         except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as exc:
@@ -214,7 +216,7 @@ class LocalStorage(Storage):
         return sorted(Path(root).glob(pattern))
 
     def stat(self, path: PurePath) -> Stat:
-        st = Path(path).stat()
+        st = os.stat(path)
         return Stat(st.st_size, st.st_mtime, (st.st_mtime_ns, st.st_size, st.st_ino))
 
     def open(self, path: PurePath) -> BinaryIO:
@@ -230,9 +232,10 @@ class LocalStorage(Storage):
             return pq.read_table(fh, schema=schema)
 
     def write_parquet(self, table: pa.Table, path: PurePath, footers: list[pq.FileMetaData]) -> None:
-        pq.write_table(table, path, compression="zstd", metadata_collector=footers)
-        with open(path, "rb") as fh:
-            os.fsync(fh.fileno())
+        # written through one Arrow file (no filesystem resolution by path), synced before closing
+        with pa.OSFile(os.fspath(path), "wb") as sink:
+            pq.write_table(table, sink, compression="zstd", metadata_collector=footers)
+            os.fsync(sink.fileno())
 
     def publish(self, tmp: PurePath, path: PurePath) -> None:
         os.replace(tmp, path)

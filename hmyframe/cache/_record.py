@@ -9,6 +9,7 @@ schema, or no record) or ``"corrupt"``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -33,6 +34,7 @@ __all__ = [
     "Status",
     "content_check",
     "inspect_file",
+    "inspect_footer",
     "predicted_check",
     "record_metadata",
 ]
@@ -128,40 +130,60 @@ def predicted_check(table: pa.Table) -> str | None:
     rows = table.num_rows
     if rows == 0 or rows > _ROW_GROUP:
         return None
+    kinds = _kinds(table.schema)
+    if kinds is None:
+        return None
     digest = hashlib.sha256(f"rows={rows};groups=1|g0:{rows}".encode())
-    for field, column in zip(table.schema, table.columns, strict=True):
-        summary = _column_summary(field.type, column)
+    for (name, kind), column in zip(kinds, table.columns, strict=True):
+        summary = _column_summary(kind, column)
         if summary is None:
             return None
-        digest.update(repr((field.name, rows, summary)).encode())
+        digest.update(repr((name, rows, summary)).encode())
     return "sha256:" + digest.hexdigest()
 
 
-def _column_summary(type_: pa.DataType, column: pa.ChunkedArray) -> tuple[object, ...] | None:
+@functools.lru_cache(maxsize=128)
+def _kinds(schema: pa.Schema) -> tuple[tuple[str, str], ...] | None:
+    """``(name, kind)`` of each column, as :func:`_column_summary` maps its statistics (decided
+    once per schema); ``None`` when a column's type is not modelled."""
+    t = pa.types
+    out = []
+    for field in schema:
+        type_ = field.type
+        if t.is_timestamp(type_) or t.is_date64(type_):
+            kind = "int64"  # statistics of the int64 values
+        elif t.is_float64(type_):
+            kind = "float"
+        elif t.is_decimal128(type_) and type_.scale == 0 and type_.precision == 38:
+            kind = "decimal"
+        elif (
+            t.is_signed_integer(type_)
+            or t.is_boolean(type_)
+            or t.is_string(type_)
+            or t.is_large_string(type_)
+            or t.is_binary(type_)
+        ):
+            kind = "plain"
+        else:
+            return None
+        out.append((field.name, kind))
+    return tuple(out)
+
+
+def _column_summary(kind: str, column: pa.ChunkedArray) -> tuple[object, ...] | None:
     nulls = column.null_count
     if nulls == len(column):
         return (nulls,)
-    t = pa.types
-    if t.is_timestamp(type_) or t.is_date64(type_):
+    import pyarrow.compute as compute  # (the module itself, not the lazy stand-in: once per call)
+
+    if kind == "int64":
         column = column.cast(pa.int64())
-    elif not (
-        t.is_signed_integer(type_)
-        or t.is_float64(type_)
-        or t.is_boolean(type_)
-        or t.is_string(type_)
-        or t.is_large_string(type_)
-        or t.is_binary(type_)
-        or (t.is_decimal128(type_) and type_.scale == 0)
-    ):
+    elif kind == "float" and compute.any(compute.is_nan(column)).as_py():
         return None
-    if t.is_float64(type_) and pc.any(pc.is_nan(column)).as_py():
-        return None
-    extremes = pc.min_max(column)
+    extremes = compute.min_max(column)
     lo, hi = extremes["min"].as_py(), extremes["max"].as_py()
-    if t.is_decimal128(type_):
-        size = 16  # decimal128(38, s): a 16-byte FIXED_LEN_BYTE_ARRAY
-        if type_.precision != 38:
-            return None
+    if kind == "decimal":
+        size = 16  # decimal128(38, 0): a 16-byte FIXED_LEN_BYTE_ARRAY
         lo, hi = int(lo).to_bytes(size, "big", signed=True), int(hi).to_bytes(size, "big", signed=True)
     elif isinstance(lo, str):
         lo, hi = lo.encode(), hi.encode()
@@ -178,6 +200,14 @@ def inspect_file(
         meta = files.read_metadata(path)
     except (OSError, pa.ArrowException) as exc:
         return "corrupt", None, f"unreadable: {exc}"
+    return inspect_footer(meta, dataset, expected)
+
+
+def inspect_footer(
+    meta: pq.FileMetaData, dataset: DatasetLike | None, expected: Expected, check: str | None = None
+) -> tuple[Status, int | None, str]:
+    """:func:`inspect_file` of the file whose footer is ``meta`` (read from it, or collected by
+    its writer: the footer it wrote); ``check``: its :func:`content_check`, when already taken."""
     kv = meta.metadata or {}
 
     def record(key: str) -> str:
@@ -220,7 +250,7 @@ def inspect_file(
             return "corrupt", meta.num_rows, f"unreadable schema: {exc}"
         if not schema.equals(dataset.schema, check_metadata=False):
             return "corrupt", meta.num_rows, "its columns differ from the dataset's schema"
-    if content_check(meta) != record("check"):
+    if (check or content_check(meta)) != record("check"):
         return (
             "corrupt",
             meta.num_rows,

@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -31,6 +31,7 @@ from ._record import (
     Status,
     content_check,
     inspect_file,
+    inspect_footer,
     predicted_check,
     record_metadata,
 )
@@ -123,6 +124,8 @@ class Cache:
             tuple[PurePath, str | None], tuple[tuple[object, ...], Status, int | None, str]
         ] = {}
         self._tail_ends: dict[PurePath, tuple[tuple[object, ...], int]] = {}
+        # the path of each (chain, dataset, shard) folder, once its names were checked
+        self._folder_paths: dict[tuple[str, str, int], PurePath] = {}
         self._token = secrets.token_hex(4)
         self._unrepairable: set[PurePath] = set()
 
@@ -139,13 +142,18 @@ class Cache:
 
     def folder(self, chain_id: str, dataset: str, shard: int) -> PurePath:
         """Folder holding the files of one dataset of one shard of one chain."""
+        key = (chain_id, dataset, shard)
+        known = self._folder_paths.get(key)
+        if known is not None:
+            return known
         if not _CHAIN_RE.match(str(chain_id)):
             raise ConfigError(f"chain id {chain_id!r} is not 16 lower-case hex digits")
         if not re.fullmatch(r"[a-z_]+", str(dataset)):
             raise ConfigError(f"dataset name {dataset!r} is not a dataset name (lower-case letters and _)")
         if shard < 0:
             raise ConfigError(f"shard {shard!r} must be >= 0")
-        return self.root / chain_id / dataset / f"shard{shard}"
+        folder = self._folder_paths[key] = self.root / chain_id / dataset / f"shard{shard}"
+        return folder
 
     def range_path(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> PurePath:
         """Path of the file holding blocks ``start..end`` of ``dataset``."""
@@ -396,7 +404,8 @@ class Cache:
     ) -> None:
         """After ``path`` (blocks ``start..end``) was published: stale or corrupt files inside its
         range are replaced now, so they are removed; overlaps are repaired."""
-        for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
+        entries = self._scan_folder(chain_id, dataset.name, shard, dataset)
+        for entry in entries:
             if (
                 entry.kind == "range"
                 and entry.path != path
@@ -406,7 +415,7 @@ class Cache:
             ):
                 with contextlib.suppress(FileNotFoundError):
                     self.files.unlink(entry.path)
-        candidates = self._valid_ranges(chain_id, dataset, shard, report=False)
+        candidates = self._ok_ranges(entries, report=False)
         if spans.overlapping(candidates):
             self._repair(chain_id, dataset, shard, candidates)
 
@@ -502,8 +511,12 @@ class Cache:
     def _valid_ranges(
         self, chain_id: str, dataset: DatasetLike, shard: int, *, report: bool
     ) -> list[tuple[int, int, PurePath]]:
+        return self._ok_ranges(self._scan_folder(chain_id, dataset.name, shard, dataset), report=report)
+
+    def _ok_ranges(self, entries: Iterable[CacheEntry], *, report: bool) -> list[tuple[int, int, PurePath]]:
+        """``(start, end, path)`` of the valid range files among ``entries``."""
         out: list[tuple[int, int, PurePath]] = []
-        for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
+        for entry in entries:
             if entry.kind != "range":
                 continue
             if entry.status != "ok":
@@ -603,6 +616,24 @@ class Cache:
             self._inspections[key] = (st.stamp, status, rows, problem)
         return status, rows, problem
 
+    def _remember_written(
+        self,
+        path: PurePath,
+        st: Stat,
+        dataset: DatasetLike,
+        expected: Expected,
+        footer: pq.FileMetaData,
+        check: str,
+    ) -> None:
+        """Record the inspection of a file this cache just published, from the footer its writer
+        collected (the footer the file holds): the checks of :func:`~._record.inspect_file`,
+        without reading the file back (``check``: the footer's content check). ``st``: the file's
+        stat taken before publishing (a local rename keeps inode, size and time), so a file
+        replaced since is inspected anew."""
+        if st.stamp is not None:
+            key = (path, dataset.fingerprint)
+            self._inspections[key] = (st.stamp, *inspect_footer(footer, dataset, expected, check))
+
     def _read_file(self, path: PurePath, dataset: DatasetLike) -> pa.Table:
         try:
             table = self.files.read_table(path, dataset.schema)
@@ -694,15 +725,20 @@ class Cache:
             for _ in range(2):
                 with_check = table.replace_schema_metadata({**meta, META_PREFIX + b"check": check.encode()})
                 files.write_parquet(with_check, tmp, footers)
-                actual = content_check(footers.pop())
+                footer = footers.pop()
+                actual = content_check(footer)
                 if actual == check:
                     break
                 check = actual  # statistics differ between passes (never seen): record the file's own
             if skip_if is not None and skip_if():
                 files.unlink(tmp)
                 return None
+            # a local rename keeps the file's stamp: what the footer says is known without reading it
+            stat = files.stat(tmp) if files.local else None
             files.publish(tmp, path)
             files.verify_published(path, check, content_check)
+            if stat is not None:
+                self._remember_written(path, stat, dataset, expected, footer, actual)
         except (OSError, pa.ArrowException) as exc:
             with contextlib.suppress(OSError):
                 files.unlink(tmp)

@@ -16,18 +16,23 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from hmyframe._lazy import lazy_module
 from hmyframe._pandas_meta import DTYPE_KEY
 from hmyframe.datasets import sources
 from hmyframe.errors import ConfigError, short_repr
 
 from ._convert import one_from_exact
 from ._types import AMOUNT, TIMESTAMP
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = lazy_module("pyarrow.compute")  # (a ~0.1 s import: only once a table is built)
 
 __all__ = [
     "AMOUNT",

@@ -21,13 +21,13 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import chain, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from hmyframe._lazy import lazy_module
 from hmyframe.addresses import normalize_codes, normalize_many
 from hmyframe.errors import AddressError
 
@@ -43,6 +43,11 @@ from ._parse import (
     parse_ratio,
 )
 from ._types import AMOUNT, TIMESTAMP
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = lazy_module("pyarrow.compute")  # (a ~0.1 s import: only once a table is built)
 
 __all__ = [
     "AMOUNT_LIMIT",

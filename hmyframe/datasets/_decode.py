@@ -458,6 +458,12 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
                 )
             out.signer_lists.append((i, strings))
             continue
+        if all(item.number is not None for item in decoded):
+            # the usual getBlocks answer: every item a block (what _classify finds, in one pass)
+            prefix = payload_path(i)
+            out.blocks.extend(decoded)
+            out.block_paths.extend([f"{prefix}[{j}]" for j in range(len(decoded))])
+            continue
         for j, item in enumerate(decoded):
             assert isinstance(item, _Item)
             _classify(item, payload_path(i, f"[{j}]"), out, what)

@@ -232,6 +232,12 @@ class RangeSource:
         so its calls wait for the tables its datasets need. ``False``: its calls go out with
         those of the sources building them, and only its conversion waits (its plan is then
         given only the needed tables read from the cache).
+    merge_pieces
+        Contiguous pieces of a chunk may be converted together, in one call of the transform
+        (their calls and answers joined), and its tables cut back into the pieces' blocks: the
+        transform's tables then depend only on the blocks answered, each sorted by
+        ``block_number``. The engine does this for small answers (each conversion has a fixed
+        cost that dominates near-empty blocks; see :func:`hmyframe.engine._workers.convert_pieces`).
     """
 
     name: str
@@ -241,6 +247,7 @@ class RangeSource:
     trace_endpoint: bool = False
     fallback: Fallback | None = None
     plans_from_needed: bool = True
+    merge_pieces: bool = False
 
     def __post_init__(self) -> None:
         if ":" not in self.transform:
@@ -344,6 +351,7 @@ BLOCKS = RangeSource(
     plan=_plan_blocks,
     transform="hmyframe.datasets._transform:blocks",
     fallback=_blocks_fallback,
+    merge_pieces=True,
 )
 
 

@@ -19,17 +19,22 @@ Amounts and token ids are whole uint256 values, 0 to 2**256 - 1, kept exact.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from hmyframe._lazy import lazy_module
 from hmyframe.addresses import normalize_many
 from hmyframe.errors import ResponseShapeError
 
 from . import logs as _logs
 from ._base import ConvertContext, Dataset, column, shared, uint256_column
 from ._receiptlogs import decode_logs
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = lazy_module("pyarrow.compute")  # (a ~0.1 s import: only once a table is built)
 
 NAME = "token_transfers"
 

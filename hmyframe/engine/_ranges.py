@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
@@ -61,10 +61,12 @@ from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
+    SMALL_PIECE,
     ChunkJob,
     PieceJob,
     assemble_chunk,
     convert_piece,
+    convert_pieces,
     converter_for,
     get_dataset,
     write_chunk,
@@ -251,18 +253,30 @@ class _RangeFetch:
                 needed=needed,
             )
 
-            async def piece_tables(piece: Piece, request: ChunkRequest = request) -> dict[str, pa.Table]:
+            # a small answer of a source with `merge_pieces` waits for the chunk's other small
+            # ones (its slot freed): they are converted together, paying the fixed cost once
+            small: dict[int, PieceJob] = {}
+
+            async def piece_tables(
+                index: int,
+                piece: Piece,
+                request: ChunkRequest = request,
+                small: dict[int, PieceJob] = small,
+            ) -> dict[str, pa.Table] | None:
                 if pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
                     payloads = await self._piece(piece)
                     have = {**request.needed, **{n: await table for n, table in pending.items()}}
                     return await convert(piece, payloads, have, request)
                 async with self.in_hand:
                     payloads = await self._piece(piece)
+                    if source.merge_pieces and sum(map(len, payloads)) <= SMALL_PIECE:
+                        small[index] = piece_job(piece, payloads, request.needed, request)
+                        return None
                     return await convert(piece, payloads, request.needed, request)
 
-            async def convert(
+            def piece_job(
                 piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
-            ) -> dict[str, pa.Table]:
+            ) -> PieceJob:
                 answers = Answers(
                     shard=self.shard,
                     first=piece.first,
@@ -275,14 +289,29 @@ class _RangeFetch:
                     needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
                     endpoint=endpoint,
                 )
+                return PieceJob(source.transform, answers)
+
+            async def convert(
+                piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
+            ) -> dict[str, pa.Table]:
                 tables: dict[str, pa.Table] = await self._run(
-                    self.converter, convert_piece, PieceJob(source.transform, answers)
+                    self.converter, convert_piece, piece_job(piece, payloads, have, request)
                 )
                 return tables
 
             try:
-                parts = await gather_or_raise(piece_tables(piece) for piece in source.plan(request))
-            except BrokenProcessPool as error:
+                got = await gather_or_raise(
+                    piece_tables(i, piece) for i, piece in enumerate(source.plan(request))
+                )
+                if small:
+                    order = sorted(small)
+                    converted = await self._run(self.converter, convert_pieces, [small[i] for i in order])
+                    for i, part in zip(order, converted, strict=True):
+                        got[i] = part
+                parts = [part for part in got if part is not None]
+            except concurrent.futures.BrokenExecutor as error:
+                if not _worker_died(error):
+                    raise
                 raise ConversionWorkerError(
                     f"a conversion worker process died converting blocks {start}..{end} of shard "
                     f"{self.shard} ({source.name}: {str(error) or 'killed'}); nothing of these blocks was kept"
@@ -344,6 +373,14 @@ class _RangeFetch:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+def _worker_died(error: BaseException) -> bool:
+    """Whether ``error`` is a process pool's (a conversion worker died). Its module, and
+    multiprocessing with it, is only imported where worker processes were made: a fetch
+    converting in threads never loads them (a few ms of every start)."""
+    process = sys.modules.get("concurrent.futures.process")
+    return process is not None and isinstance(error, process.BrokenProcessPool)
 
 
 def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
