@@ -27,11 +27,12 @@ from _devnet import devnet_process
 RUNNER = Path(__file__).resolve().parent / "_contenders.py"
 
 
-def run(name: str, params: dict[str, object], code: str | None = None) -> float:
-    """In-process seconds of one contender run in its own process (``code``: hmyframe from that checkout)."""
+def run(name: str, params: dict[str, object], code: str | None = None, python: str | None = None) -> float:
+    """In-process seconds of one contender run in its own process (``code``: hmyframe from that
+    checkout; ``python``: another environment's interpreter, a peer's)."""
     env = {**os.environ, "PYTHONPATH": code} if code else None
     out = subprocess.run(
-        [sys.executable, str(RUNNER), name, json.dumps(params)],
+        [python or sys.executable, str(RUNNER), name, json.dumps(params)],
         check=True,
         capture_output=True,
         text=True,
