@@ -46,7 +46,7 @@ _MAX_PAGES = 10_000
 
 
 class _PageValidator(msgspec.Struct, gc=False):
-    address: Any = None
+    address: Any = None  # a str, checked
 
 
 class _PageEntry(msgspec.Struct, gc=False):
@@ -65,8 +65,8 @@ def _raw_page_addresses(raw: bytes) -> list[str]:
     except (msgspec.MsgspecError, RecursionError):
         entries = None
     if entries is not None:
-        addresses = [e.validator.address if e.validator is not None else None for e in entries]
-        if all(type(a) is str for a in addresses):
+        addresses = [e.validator.address for e in entries if e.validator is not None]
+        if len(addresses) == len(entries) and all(type(a) is str for a in addresses):
             return addresses
     return _page_addresses(ds.decode_json([raw], "validators")[0])
 
