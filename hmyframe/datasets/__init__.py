@@ -75,33 +75,15 @@ __all__ = [
     "unregister",
 ]
 
-#: The built-in datasets, in :data:`DATASETS` order; each is defined by the module of its name.
-BUILT_IN: tuple[str, ...] = (
-    "blocks",
-    "transactions",
-    "staking_transactions",
-    "signers",
-    "traces",
-    "receipts",
-    "logs",
-    "token_transfers",
-    "validators",
-    "voting_power",
-    "delegations",
-    "undelegations",
-    "cx_receipts",
-    "shards",
-    "tx_counts",
-    "tokens",
-)
-
 #: The names defined below the registry, by module.
 _HOMES = {
     **dict.fromkeys(
         ("AMOUNT", "SHARED", "TIMESTAMP", "ConvertContext", "Dataset", "describe", "schema_fingerprint"),
         "_base",
     ),
-    **dict.fromkeys(("DecodedBlocks", "DecodedTraces", "decode_blocks", "decode_json", "decode_traces"), "_decode"),
+    **dict.fromkeys(
+        ("DecodedBlocks", "DecodedTraces", "decode_blocks", "decode_json", "decode_traces"), "_decode"
+    ),
     **dict.fromkeys(("DecodedValidators", "decode_validators"), "_validators"),
 }
 
@@ -115,7 +97,9 @@ def get(name: str) -> Dataset:
     ConfigError
         If there is no such dataset; the message lists the valid names.
     """
-    if f"{__name__}._registry" not in sys.modules and type(name) is str and name in BUILT_IN:
+    from .sources import BUILT_IN_DATASETS
+
+    if f"{__name__}._registry" not in sys.modules and type(name) is str and name in BUILT_IN_DATASETS:
         dataset: Dataset = importlib.import_module(f"{__name__}.{name}").DATASET
         return dataset
     from . import _registry

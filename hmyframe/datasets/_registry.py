@@ -10,11 +10,11 @@ import pyarrow as pa
 
 from hmyframe.errors import ConfigError, short_repr
 
-from . import BUILT_IN
 from ._base import AMOUNT, SHARED, TIMESTAMP, ConvertContext, Dataset, describe, schema_fingerprint
 from ._convert import Bad, parse_int
 from ._decode import DecodedBlocks, DecodedTraces, Tx, decode_blocks, decode_json, decode_traces
 from ._validators import DecodedValidators, decode_validators
+from .sources import BUILT_IN_DATASETS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +44,7 @@ __all__ = [
 
 #: Every dataset, by name (the name is also the CLI word and the cache token).
 DATASETS: dict[str, Dataset] = {
-    name: importlib.import_module(f"{__package__}.{name}").DATASET for name in BUILT_IN
+    name: importlib.import_module(f"{__package__}.{name}").DATASET for name in BUILT_IN_DATASETS
 }
 _BUILT_IN = frozenset(DATASETS)
 
