@@ -42,6 +42,24 @@ def run(name: str, params: dict[str, object], code: str | None = None, python: s
     return seconds
 
 
+def record_round(i: int, got: dict[str, float], times: dict[str, list[float]]) -> None:
+    """Print round ``i`` (0: the warm-up, not kept) and keep its times."""
+    shown = ", ".join(f"{name} {t:.3f} s" for name, t in got.items())
+    print(f"run {i}{' (warm-up)' if i == 0 else ''}: {shown}", flush=True)
+    if i:
+        for name, t in got.items():
+            times[name].append(t)
+
+
+def summarize(what: str, times: dict[str, list[float]], base: str) -> None:
+    """Print each contender's median and the median of its per-round ratios ``base`` / it."""
+    runs = len(times[base])
+    print(f"{what}, {runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
+    for name, mine in times.items():
+        pairs = statistics.median(b / t for b, t in zip(times[base], mine, strict=True))
+        print(f"  {name:9s} {statistics.median(mine):.3f} s; {base}/this, median of pairs: {pairs:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=500)
@@ -83,16 +101,8 @@ def main() -> None:
                     if args.convert_processes:
                         params["convert_processes"] = args.convert_processes
                     got[name] = run("hmyframe", params, args.against if name == "against" else None)
-            shown = ", ".join(f"{name} {t:.3f} s" for name, t in got.items())
-            print(f"run {i}{' (warm-up)' if i == 0 else ''}: {shown}", flush=True)
-            if i:
-                for name, t in got.items():
-                    times[name].append(t)
-    wire = times["wire"]
-    print(f"{args.blocks} blocks, {args.runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
-    for name in names:
-        pairs = statistics.median(w / t for w, t in zip(wire, times[name], strict=True))
-        print(f"  {name:9s} {statistics.median(times[name]):.3f} s; wire/this, median of pairs: {pairs:.2f}")
+            record_round(i, got, times)
+    summarize(f"{args.blocks} blocks", times, "wire")
 
 
 if __name__ == "__main__":

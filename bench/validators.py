@@ -14,13 +14,11 @@ Prints each run, the medians of the in-process seconds and the ratio pyhmy / hmy
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import tempfile
 from pathlib import Path
 
 from _devnet import devnet_process
-from traces import run
+from traces import record_round, run, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,16 +46,8 @@ def main() -> None:
                 with tempfile.TemporaryDirectory(prefix="hmyframe-validators-") as out:
                     params = {"url": urls[0], "datasets": "validators", "out": out}
                     got[name] = run("hmyframe", params, args.against if name == "against" else None)
-            shown = ", ".join(f"{name} {t:.3f} s" for name, t in got.items())
-            print(f"run {i}{' (warm-up)' if i == 0 else ''}: {shown}", flush=True)
-            if i:
-                for name, t in got.items():
-                    times[name].append(t)
-    base = times["pyhmy"] if "pyhmy" in times else times["hmyframe"]
-    print(f"{args.validators} validators, {args.runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
-    for name in names:
-        pairs = statistics.median(b / t for b, t in zip(base, times[name], strict=True))
-        print(f"  {name:9s} {statistics.median(times[name]):.3f} s; pyhmy/this, median of pairs: {pairs:.2f}")
+            record_round(i, got, times)
+    summarize(f"{args.validators} validators", times, "pyhmy" if "pyhmy" in times else "hmyframe")
 
 
 if __name__ == "__main__":
