@@ -52,12 +52,16 @@ def record_round(i: int, got: dict[str, float], times: dict[str, list[float]]) -
 
 
 def summarize(what: str, times: dict[str, list[float]], base: str) -> None:
-    """Print each contender's median and the median of its per-round ratios ``base`` / it."""
+    """Print each contender's median and the median of its per-round ratios ``base`` / it (and
+    the best of each: on a loaded machine, the run least disturbed by others)."""
     runs = len(times[base])
     print(f"{what}, {runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
     for name, mine in times.items():
         pairs = statistics.median(b / t for b, t in zip(times[base], mine, strict=True))
-        print(f"  {name:9s} {statistics.median(mine):.3f} s; {base}/this, median of pairs: {pairs:.2f}")
+        print(
+            f"  {name:9s} {statistics.median(mine):.3f} s (best {min(mine):.3f} s); "
+            f"{base}/this, median of pairs: {pairs:.2f}, of bests: {min(times[base]) / min(mine):.2f}"
+        )
 
 
 def main() -> None:
