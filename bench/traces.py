@@ -27,11 +27,12 @@ from _devnet import devnet_process
 RUNNER = Path(__file__).resolve().parent / "_contenders.py"
 
 
-def run(name: str, params: dict[str, object], code: str | None = None) -> float:
-    """In-process seconds of one contender run in its own process (``code``: hmyframe from that checkout)."""
+def run(name: str, params: dict[str, object], code: str | None = None, python: str | None = None) -> float:
+    """In-process seconds of one contender run in its own process (``code``: hmyframe from that
+    checkout; ``python``: another environment's interpreter, a peer's)."""
     env = {**os.environ, "PYTHONPATH": code} if code else None
     out = subprocess.run(
-        [sys.executable, str(RUNNER), name, json.dumps(params)],
+        [python or sys.executable, str(RUNNER), name, json.dumps(params)],
         check=True,
         capture_output=True,
         text=True,
@@ -39,6 +40,28 @@ def run(name: str, params: dict[str, object], code: str | None = None) -> float:
     ).stdout
     seconds: float = json.loads(out.strip().splitlines()[-1])["seconds"]
     return seconds
+
+
+def record_round(i: int, got: dict[str, float], times: dict[str, list[float]]) -> None:
+    """Print round ``i`` (0: the warm-up, not kept) and keep its times."""
+    shown = ", ".join(f"{name} {t:.3f} s" for name, t in got.items())
+    print(f"run {i}{' (warm-up)' if i == 0 else ''}: {shown}", flush=True)
+    if i:
+        for name, t in got.items():
+            times[name].append(t)
+
+
+def summarize(what: str, times: dict[str, list[float]], base: str) -> None:
+    """Print each contender's median and the median of its per-round ratios ``base`` / it (and
+    the best of each: on a loaded machine, the run least disturbed by others)."""
+    runs = len(times[base])
+    print(f"{what}, {runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
+    for name, mine in times.items():
+        pairs = statistics.median(b / t for b, t in zip(times[base], mine, strict=True))
+        print(
+            f"  {name:9s} {statistics.median(mine):.3f} s (best {min(mine):.3f} s); "
+            f"{base}/this, median of pairs: {pairs:.2f}, of bests: {min(times[base]) / min(mine):.2f}"
+        )
 
 
 def main() -> None:
@@ -82,16 +105,8 @@ def main() -> None:
                     if args.convert_processes:
                         params["convert_processes"] = args.convert_processes
                     got[name] = run("hmyframe", params, args.against if name == "against" else None)
-            shown = ", ".join(f"{name} {t:.3f} s" for name, t in got.items())
-            print(f"run {i}{' (warm-up)' if i == 0 else ''}: {shown}", flush=True)
-            if i:
-                for name, t in got.items():
-                    times[name].append(t)
-    wire = times["wire"]
-    print(f"{args.blocks} blocks, {args.runs} runs, load {os.getloadavg()[0]:.2f}; medians:")
-    for name in names:
-        pairs = statistics.median(w / t for w, t in zip(wire, times[name], strict=True))
-        print(f"  {name:9s} {statistics.median(times[name]):.3f} s; wire/this, median of pairs: {pairs:.2f}")
+            record_round(i, got, times)
+    summarize(f"{args.blocks} blocks", times, "wire")
 
 
 if __name__ == "__main__":

@@ -247,7 +247,11 @@ async def export(
     async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
         if client is not None:
             session.endpoint_spec()  # endpoints the workers can reach, checked before any request
-        chain_id = await session.identify(spec if range_names and spec != "all" else [])
+        # a snapshot alone at the head: the head comes in identify's round trip, fresh enough
+        head_now = not range_names and block is None and client is None
+        chain_id = await session.identify([0] if head_now else spec if range_names and spec != "all" else [])
+        if head_now:
+            block = await session.head(0)
         if range_names:
             ids = await shard_ids(session, spec)
             with Progress.make(progress, shard_label("export", ids)) as bar:

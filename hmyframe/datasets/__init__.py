@@ -37,15 +37,19 @@ exact 18-decimal text kept beside commission rates.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 # The registry imports pyarrow (schemas) and every dataset module: it is loaded on first use
-# of one of the names below, so that `import hmyframe.datasets.sources` (what an export's main
-# process needs to plan its requests) stays light.
+# of one of its names below, so that `import hmyframe.datasets.sources` (what an export's main
+# process needs to plan its requests) stays light. The names of the modules under it (_base,
+# _decode, _validators) and `get` of a built-in dataset do not load it: a validator snapshot
+# imports its four datasets' modules, not the sixteen.
 if TYPE_CHECKING:
     from ._base import AMOUNT, SHARED, TIMESTAMP, ConvertContext, Dataset, describe, schema_fingerprint
     from ._decode import DecodedBlocks, DecodedTraces, decode_blocks, decode_json, decode_traces
-    from ._registry import DATASETS, get, register, to_pandas, traces_context, unregister
+    from ._registry import DATASETS, register, to_pandas, traces_context, unregister
     from ._validators import DecodedValidators, decode_validators
 
 __all__ = [
@@ -71,13 +75,42 @@ __all__ = [
     "unregister",
 ]
 
+#: The names defined below the registry, by module.
+_HOMES = {
+    **dict.fromkeys(
+        ("AMOUNT", "SHARED", "TIMESTAMP", "ConvertContext", "Dataset", "describe", "schema_fingerprint"),
+        "_base",
+    ),
+    **dict.fromkeys(
+        ("DecodedBlocks", "DecodedTraces", "decode_blocks", "decode_json", "decode_traces"), "_decode"
+    ),
+    **dict.fromkeys(("DecodedValidators", "decode_validators"), "_validators"),
+}
+
+
+def get(name: str) -> Dataset:
+    """Return the dataset called ``name``: :func:`hmyframe.datasets._registry.get`, but a
+    built-in one is taken from its own module alone while the registry is not loaded.
+
+    Raises
+    ------
+    ConfigError
+        If there is no such dataset; the message lists the valid names.
+    """
+    from .sources import BUILT_IN_DATASETS
+
+    if f"{__name__}._registry" not in sys.modules and type(name) is str and name in BUILT_IN_DATASETS:
+        dataset: Dataset = importlib.import_module(f"{__name__}.{name}").DATASET
+        return dataset
+    from . import _registry
+
+    return _registry.get(name)
+
 
 def __getattr__(name: str) -> Any:
     """The registry's names, imported on first use (see the comment above)."""
     if name in __all__:
-        from . import _registry
-
-        value = getattr(_registry, name)
+        value = getattr(importlib.import_module(f"{__name__}.{_HOMES.get(name, '_registry')}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'hmyframe.datasets' has no attribute {name!r}")

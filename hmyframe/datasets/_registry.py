@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -9,28 +10,11 @@ import pyarrow as pa
 
 from hmyframe.errors import ConfigError, short_repr
 
-from . import (
-    blocks,
-    cx_receipts,
-    delegations,
-    logs,
-    receipts,
-    shards,
-    signers,
-    staking_transactions,
-    token_transfers,
-    tokens,
-    traces,
-    transactions,
-    tx_counts,
-    undelegations,
-    validators,
-    voting_power,
-)
 from ._base import AMOUNT, SHARED, TIMESTAMP, ConvertContext, Dataset, describe, schema_fingerprint
 from ._convert import Bad, parse_int
 from ._decode import DecodedBlocks, DecodedTraces, Tx, decode_blocks, decode_json, decode_traces
 from ._validators import DecodedValidators, decode_validators
+from .sources import BUILT_IN_DATASETS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,25 +44,7 @@ __all__ = [
 
 #: Every dataset, by name (the name is also the CLI word and the cache token).
 DATASETS: dict[str, Dataset] = {
-    m.DATASET.name: m.DATASET
-    for m in (
-        blocks,
-        transactions,
-        staking_transactions,
-        signers,
-        traces,
-        receipts,
-        logs,
-        token_transfers,
-        validators,
-        voting_power,
-        delegations,
-        undelegations,
-        cx_receipts,
-        shards,
-        tx_counts,
-        tokens,
-    )
+    name: importlib.import_module(f"{__package__}.{name}").DATASET for name in BUILT_IN_DATASETS
 }
 _BUILT_IN = frozenset(DATASETS)
 

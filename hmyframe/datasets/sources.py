@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCKS",
+    "BUILT_IN_DATASETS",
     "LOGS",
     "LOGS_SPAN",
     "LOOKUP_DATASETS",
@@ -505,6 +506,27 @@ LOGS = RangeSource(
 _SOURCES: dict[str, RangeSource] = {}
 #: The range sources registered now, by name (read-only view).
 RANGE_SOURCES: Mapping[str, RangeSource] = MappingProxyType(_SOURCES)
+#: The built-in datasets, in :data:`hmyframe.datasets.DATASETS` order; each is defined by the
+#: module of its name (``hmyframe.datasets.<name>``).
+BUILT_IN_DATASETS: tuple[str, ...] = (
+    "blocks",
+    "transactions",
+    "staking_transactions",
+    "signers",
+    "traces",
+    "receipts",
+    "logs",
+    "token_transfers",
+    "validators",
+    "voting_power",
+    "delegations",
+    "undelegations",
+    "cx_receipts",
+    "shards",
+    "tx_counts",
+    "tokens",
+)
+
 #: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
 SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
 #: Datasets only fetched by point lookups (hashes, addresses, the pool); ``tokens`` is cached

@@ -29,6 +29,8 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from hmyframe import datasets as ds
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS
 from hmyframe.engine._origin import of_session
@@ -41,6 +43,32 @@ if TYPE_CHECKING:
 __all__ = ["SNAPSHOT_DATASETS", "fetch_snapshot"]
 
 _MAX_PAGES = 10_000
+
+
+class _PageValidator(msgspec.Struct, gc=False):
+    address: Any = None  # a str, checked
+
+
+class _PageEntry(msgspec.Struct, gc=False):
+    validator: _PageValidator | None = None
+
+
+#: A page's validator addresses only (every other member skipped unread); a page it does not
+#: fit (the early-2020 wrapped elements, a bad shape) goes through :func:`_page_addresses`.
+_PAGE_ADDRESSES = msgspec.json.Decoder(list[_PageEntry])
+
+
+def _raw_page_addresses(raw: bytes) -> list[str]:
+    """Validator addresses of one raw page, as :func:`_page_addresses` gives them."""
+    try:
+        entries = _PAGE_ADDRESSES.decode(raw)
+    except (msgspec.MsgspecError, RecursionError):
+        entries = None
+    if entries is not None:
+        addresses = [e.validator.address for e in entries if e.validator is not None]
+        if len(addresses) == len(entries) and all(type(a) is str for a in addresses):
+            return addresses
+    return _page_addresses(ds.decode_json([raw], "validators")[0])
 
 
 def _page_addresses(page: Any) -> list[str]:
@@ -127,18 +155,22 @@ async def fetch_snapshot(
     head = await session.head(0)
     if block > head:
         raise ConfigError(f"snapshot block {block} is beyond the head {head} of shard 0")
-    source = await of_session(session, 0) if cache is not None else None
-    # the block's epoch is asked alongside the pages (the node's validator limiter does not
-    # pace it), so the snapshot does not pay one more round trip after its last page
+    # the block's epoch and the node's version (for the files' provenance) are asked alongside
+    # the pages (the node's validator limiter paces neither), so the snapshot pays no round trip
+    # before its first page nor after its last
     epoch = asyncio.ensure_future(_snapshot_epoch(session, block))
+    origin = asyncio.ensure_future(of_session(session, 0)) if cache is not None else None
+    asides = [f for f in (epoch, origin) if f is not None]
     try:
         payloads = await _pages(session, block, progress)
         snapshot_epoch = await epoch
+        source = await origin if origin is not None else None
     finally:
-        if not epoch.done():
-            epoch.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await epoch
+        for aside in asides:
+            if not aside.done():
+                aside.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await aside
     ctx = ds.ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=snapshot_epoch)
     source = source.now() if source is not None else None  # the pages are in
     decoded = ds.decode_validators(payloads)
@@ -156,7 +188,7 @@ async def _pages(session: Session, block: int, progress: Callable[[int], None] |
     barren = 0
     for page in range(_MAX_PAGES):
         raw = await session.methods.get_all_validator_information_by_block_number_raw(page, block)
-        addresses = _page_addresses(ds.decode_json([raw], "validators")[0])
+        addresses = _raw_page_addresses(raw)
         if progress is not None:
             progress(1)
         if not addresses:

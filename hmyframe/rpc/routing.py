@@ -11,6 +11,7 @@ current), and a trace URL to serve the shard's genesis block; a mismatch raises
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -279,11 +280,19 @@ class Router:
     async def _check_trace_url(self, url: str, shard: int | None) -> None:
         params: list[Any] = ["0x0", False]
         data_url = await self.endpoint_url(shard)
-        ours = await self._ask(data_url, "hmy_getBlockByNumber", params)
+        # both genesis blocks asked at once: one round trip before the first trace, not two
+        asked = asyncio.ensure_future(self._ask(data_url, "hmy_getBlockByNumber", params))
         try:
-            theirs = await self._ask(url, "hmy_getBlockByNumber", params)
-        except MethodNotFoundError:
-            return  # a trace-only endpoint: the traces' block hashes are checked instead
+            try:
+                theirs = await self._ask(url, "hmy_getBlockByNumber", params)
+            except MethodNotFoundError:
+                return  # a trace-only endpoint: the traces' block hashes are checked instead
+            ours = await asked
+        finally:
+            if not asked.done():
+                asked.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asked
         ours_hash = ours.get("hash") if isinstance(ours, dict) else None
         theirs_hash = theirs.get("hash") if isinstance(theirs, dict) else None
         if not isinstance(ours_hash, str) or ours_hash.lower() != str(theirs_hash).lower():
