@@ -455,6 +455,11 @@ def test_raw_readers_never_see_a_block_twice_while_tails_grow_and_complete(
             folder.append(tmp_path / chain / "blocks" / "shard0")
             for n in range(10, 52):
                 await fetch_range(session, ["blocks"], n, n, 0, collect=False, tails=True)
+                seen = len(reads)  # at least one whole read between two batches, however loaded
+                for _ in range(2000):
+                    if len(reads) > seen + 1:
+                        break
+                    await asyncio.sleep(0.005)
 
     thread = threading.Thread(target=reader)
     thread.start()
