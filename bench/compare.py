@@ -59,6 +59,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -733,6 +734,38 @@ def receipts_preamble(args: argparse.Namespace) -> list[str]:
     ]
 
 
+class LoadSampler:
+    """The machine's 1-minute load average, sampled every ``every`` seconds in a thread while
+    the run lasts (recorded in the report: the machine is shared, and a figure means little
+    without the load it was measured under)."""
+
+    def __init__(self, every: float = 10.0) -> None:
+        self.samples = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> list[float]:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+        return self.samples
+
+
+def load_line(samples: Sequence[float]) -> str:
+    """The report's line on the machine's load during the run."""
+    return (
+        f"- machine load during the run (1-minute load average, sampled every 10 s, {len(samples)} "
+        f"samples): start {samples[0]:.2f}, median {statistics.median(samples):.2f}, max "
+        f"{max(samples):.2f}, end {samples[-1]:.2f} (the run's own devnet and contender processes "
+        f"count in it; {os.cpu_count()} cores)"
+    )
+
+
 def write_report(
     path: Path,
     chart_path: Path | None,
@@ -746,6 +779,7 @@ def write_report(
     receipts: Sequence[Section],
     conversion: Sequence[tuple[str, int, float, float]],
     elapsed: float,
+    load: Sequence[float] = (),
 ) -> None:
     lines = [
         "# hmyframe against its peers",
@@ -774,6 +808,7 @@ def write_report(
         "## Machine and versions",
         "",
         *machine(),
+        *([load_line(load)] if load else []),
         *versions(own, peers, missing),
         "",
     ]
@@ -917,6 +952,7 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     began = time.perf_counter()
+    sampler = LoadSampler()
     own = Env(sys.executable, "")
     peers, missing = prepare_peers(args.peers, args.peers_dir, [p for p in args.only_peers.split(",") if p])
     for peer, why in missing.items():
@@ -952,6 +988,7 @@ def main() -> int:
         receipts,
         conversion,
         time.perf_counter() - began,
+        sampler.stop(),
     )
     print(f"\nwrote {args.out}" + (f" and {chart_path}" if matrix else ""))
     return 0
