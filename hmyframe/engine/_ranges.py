@@ -58,6 +58,7 @@ from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._hand import Hand
 from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
@@ -138,9 +139,10 @@ class _RangeFetch:
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
-        # answers fetched and not yet converted: the network outruns one converter, and every
-        # chunk in flight piling up its raw answers was the peak of a long export's memory
-        self.in_hand = asyncio.Semaphore(session.options.max_in_flight + PIECES_AHEAD)
+        # answers fetched and not yet converted, and converted tables not yet written, bounded
+        # in bytes, the oldest chunk first: every chunk in flight piling up its answers, then its
+        # tables, was the peak of a long export's memory (see _hand)
+        self.hand = Hand(session.options.max_in_flight + PIECES_AHEAD)
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
@@ -153,6 +155,13 @@ class _RangeFetch:
         return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
 
     async def chunk(self, start: int, end: int) -> None:
+        self.hand.open(start)
+        try:
+            await self._chunk(start, end)
+        finally:
+            self.hand.close(start)
+
+    async def _chunk(self, start: int, end: int) -> None:
         wanted = [n for n in self.names if self.missing(n, start, end)]
         if not wanted:
             return
@@ -238,13 +247,14 @@ class _RangeFetch:
         detail = frozenset().union(*(source.fills[n].detail for n in names))
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         builds = source.builds_for(detail)
+        hand = self.hand
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
                 last=end,
                 detail=detail,
                 rpc=session.methods,
-                blocks_per_request=options.blocks_per_request,
+                blocks_per_request=await hand.blocks_per_request(source.name, start, options.blocks_per_request),
                 strategy=options.strategy,
                 state=dict(state),
                 needed=needed,
@@ -255,9 +265,16 @@ class _RangeFetch:
                     payloads = await self._piece(piece)
                     have = {**request.needed, **{n: await table for n, table in pending.items()}}
                     return await convert(piece, payloads, have, request)
-                async with self.in_hand:
+                ticket = await hand.take(source.name, start, piece.first, piece.last - piece.first + 1)
+                try:
                     payloads = await self._piece(piece)
-                    return await convert(piece, payloads, request.needed, request)
+                    hand.answered(ticket, sum(map(len, payloads)))
+                    tables = await convert(piece, payloads, request.needed, request)
+                    del payloads  # (the answers are free once converted, before the slot is)
+                    hand.converted(ticket, sum(t.nbytes for t in tables.values()))
+                    return tables
+                finally:
+                    hand.give_back(ticket)
 
             async def convert(
                 piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
