@@ -28,13 +28,16 @@ import heapq
 import itertools
 from dataclasses import dataclass, field
 
-__all__ = ["ANSWER_BYTES", "PIECE_BYTES", "TABLE_BYTES", "Hand", "Ticket"]
+__all__ = ["ANSWER_BYTES", "PIECE_BYTES", "PROBE_BLOCKS", "TABLE_BYTES", "Hand", "Ticket"]
 
 #: Answer bytes held by the pieces in hand (fetched, not yet converted).
 ANSWER_BYTES = 8 << 20
 #: Answer bytes one request is sized for: a piece's decoded answers (Python objects, ~9x the
 #: JSON) are the converter's peak, so a small piece keeps it small (``bench/export_memory.py``).
 PIECE_BYTES = 512 << 10
+#: Blocks per request before a source's first answer is seen (its size is not known yet: one
+#: ``busy`` answer of 100 blocks, 13 MB of JSON, decodes into ~115 MB of objects).
+PROBE_BLOCKS = 20
 #: Converted tables held by chunks not yet written, beyond which only the oldest chunk converts.
 TABLE_BYTES = 48 << 20
 
@@ -117,11 +120,14 @@ class Hand:
     async def blocks_per_request(self, source: str, chunk: int, default: int) -> int:
         """Blocks per request for ``source`` in ``chunk``: ``default``, lowered so that one answer
         is about ``piece_bytes``; waits for the source's first answer unless ``chunk``
-        is the oldest open chunk (which then asks with ``default`` and measures)."""
+        is the oldest open chunk (which then asks with at most :data:`PROBE_BLOCKS` and
+        measures)."""
         while source not in self._per_block and self.oldest() not in (None, chunk):
             await self._wait_change()
         per_block = self._per_block.get(source)
-        if per_block is None or per_block <= 0:
+        if per_block is None:
+            return min(default, PROBE_BLOCKS)
+        if per_block <= 0:
             return default
         return max(1, min(default, int(self.piece_bytes / per_block)))
 
