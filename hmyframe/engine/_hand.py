@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 
 __all__ = ["ANSWER_BYTES", "PIECE_BYTES", "PROBE_BLOCKS", "TABLE_BYTES", "Hand", "Ticket"]
 
-#: Answer bytes held by the pieces in hand (fetched, not yet converted).
-ANSWER_BYTES = 8 << 20
+#: Answer bytes held by the pieces in hand (fetched, not yet converted): room for the default
+#: 8 requests in flight and 2 ahead of ``devnet``-profile answers (100 blocks, ~1.3-1.6 MB).
+ANSWER_BYTES = 24 << 20
 #: Answer bytes one request is sized for: a piece's decoded answers (Python objects, ~9x the
-#: JSON) are the converter's peak, so a small piece keeps it small (``bench/export_memory.py``).
-PIECE_BYTES = 512 << 10
+#: JSON) are the converter's peak, so a small piece keeps it small (``bench/export_memory.py``);
+#: not smaller: a piece has a fixed cost (512 KiB, 41 ``devnet`` blocks, was ~1.5x slower).
+PIECE_BYTES = 2 << 20
 #: Blocks per request before a source's first answer is seen (its size is not known yet: one
 #: ``busy`` answer of 100 blocks, 13 MB of JSON, decodes into ~115 MB of objects).
 PROBE_BLOCKS = 20
@@ -135,8 +137,7 @@ class Hand:
 
     async def take(self, source: str, chunk: int, first: int, blocks: int) -> Ticket:
         """Wait for a place in hand for the piece of blocks ``first..`` of ``chunk``."""
-        estimate = self.estimate(source, blocks)
-        ticket = Ticket(chunk, source, blocks, self.answer_bytes if estimate is None else estimate)
+        ticket = Ticket(chunk, source, blocks, 0)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiting, (chunk, first, next(self._order), future, ticket))
         self._grant()
@@ -177,6 +178,9 @@ class Hand:
     def _may(self, chunk: int, ticket: Ticket) -> bool:
         if self.pieces >= self.slots:
             return False
+        # (estimated now, from every answer seen so far; unknown: as large as the bound, alone)
+        estimate = self.estimate(ticket.source, ticket.blocks)
+        ticket.answer = self.answer_bytes if estimate is None else estimate
         if self.pieces and self.answers + ticket.answer > self.answer_bytes:
             return False
         return chunk == self.oldest() or sum(self.tables.values()) < self.table_bytes
