@@ -38,8 +38,8 @@ ANSWER_BYTES = 24 << 20
 #: not smaller: a piece has a fixed cost (512 KiB, 41 ``devnet`` blocks, was ~1.5x slower).
 PIECE_BYTES = 2 << 20
 #: Blocks per request before a source's first answer is seen (its size is not known yet: one
-#: ``busy`` answer of 100 blocks, 13 MB of JSON, decodes into ~115 MB of objects).
-PROBE_BLOCKS = 20
+#: ``busy`` answer of 100 blocks, 13 MB of JSON, decodes into ~115 MB of objects; 25, ~3 MB).
+PROBE_BLOCKS = 25
 #: Converted tables held by chunks not yet written, beyond which only the oldest chunk converts.
 TABLE_BYTES = 48 << 20
 
