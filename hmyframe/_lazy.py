@@ -98,12 +98,10 @@ def arrow_system_allocator() -> None:
     same export reaches with the system allocator (``bench/export_memory.py``: 5,000 blocks,
     about 255 MB against 171-192 MB), at the same CPU time. Called where hmyframe owns the process
     (``hmyframe export``, the conversion workers); a caller's own choice in
-    ``ARROW_DEFAULT_MEMORY_POOL`` is kept. The C library is then told to hand large freed
-    blocks back at once (:func:`_large_blocks_mapped`).
+    ``ARROW_DEFAULT_MEMORY_POOL`` is kept.
     """
     import os
 
-    _large_blocks_mapped()
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
     if "pyarrow" not in sys.modules:
@@ -114,31 +112,6 @@ def arrow_system_allocator() -> None:
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
-
-
-#: Blocks at least this large are mapped by glibc's ``malloc`` on their own (and unmapped when
-#: freed): its default threshold rises to 32 MiB after the first large free, so an export's
-#: answers (1-2 MB each) and Arrow buffers came from the heap, and what they left free there
-#: was never given back.
-MMAP_THRESHOLD = 256 << 10
-
-
-def _large_blocks_mapped() -> None:
-    """Fix glibc's ``M_MMAP_THRESHOLD`` at :data:`MMAP_THRESHOLD` (nothing on another C library).
-
-    ``bench/export_memory.py`` (5,000 ``devnet`` blocks): peak resident memory ~10 MB lower,
-    run time unchanged within the machine's noise. A caller's ``MALLOC_MMAP_THRESHOLD_`` is kept.
-    """
-    import ctypes
-    import os
-
-    if os.environ.get("MALLOC_MMAP_THRESHOLD_") or sys.platform != "linux":
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # (the C library the interpreter runs on)
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-        return
-    mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
 
 
 class _Hidden:

@@ -119,11 +119,15 @@ class Hand:
         per_block = self._per_block.get(source)
         return None if per_block is None else int(per_block * blocks)
 
+    def known(self, source: str) -> bool:
+        """Whether an answer of ``source`` was seen (its requests can be sized)."""
+        return source in self._per_block
+
     async def blocks_per_request(self, source: str, chunk: int, default: int) -> int:
         """Blocks per request for ``source`` in ``chunk``: ``default``, lowered so that one answer
         is about ``piece_bytes``; waits for the source's first answer unless ``chunk``
         is the oldest open chunk (which then asks with at most :data:`PROBE_BLOCKS` and
-        measures)."""
+        measures: see :meth:`known`)."""
         while source not in self._per_block and self.oldest() not in (None, chunk):
             await self._wait_change()
         per_block = self._per_block.get(source)

@@ -48,6 +48,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
@@ -248,13 +249,18 @@ class _RangeFetch:
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         builds = source.builds_for(detail)
         hand = self.hand
+        # a source without needed tables whose answers' size is not known yet asks one probe
+        # piece first (_hand.PROBE_BLOCKS), then sizes the rest of the chunk's requests
+        probing = not hand.known(source.name) and not any(f.needs for f in source.fills.values())
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
                 last=end,
                 detail=detail,
                 rpc=session.methods,
-                blocks_per_request=await hand.blocks_per_request(source.name, start, options.blocks_per_request),
+                blocks_per_request=await hand.blocks_per_request(
+                    source.name, start, options.blocks_per_request
+                ),
                 strategy=options.strategy,
                 state=dict(state),
                 needed=needed,
@@ -296,8 +302,17 @@ class _RangeFetch:
                 )
                 return tables
 
+            async def parts_of(request: ChunkRequest) -> list[dict[str, pa.Table]]:
+                return await gather_or_raise(piece_tables(piece, request) for piece in source.plan(request))
+
             try:
-                parts = await gather_or_raise(piece_tables(piece) for piece in source.plan(request))
+                if probing and not hand.known(source.name) and request.blocks_per_request < end - start + 1:
+                    probe = replace(request, last=start + request.blocks_per_request - 1)
+                    parts = await parts_of(probe)
+                    step = await hand.blocks_per_request(source.name, start, options.blocks_per_request)
+                    parts += await parts_of(replace(request, first=probe.last + 1, blocks_per_request=step))
+                else:
+                    parts = await parts_of(request)
             except BrokenProcessPool as error:
                 raise ConversionWorkerError(
                     f"a conversion worker process died converting blocks {start}..{end} of shard "
