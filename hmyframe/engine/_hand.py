@@ -15,7 +15,10 @@ bounds them by bytes:
 * **Converted tables held** by chunks not yet written are at most ``table_bytes``: past it only
   the oldest open chunk's pieces get slots (it is always let through, so the fetch never stalls).
 * **Requests sized by the answers seen.** :meth:`Hand.blocks_per_request` lowers a source's
-  blocks per request so that one answer is about ``piece_bytes`` (never above the option); until a source's first answer is seen, only the oldest chunk plans (it measures).
+  blocks per request so that one answer is about ``piece_bytes`` (never above the option).
+  Before its first answer only the oldest chunk asks, with at most :data:`PROBE_BLOCKS`
+  blocks a request, ``slots`` requests at once (the driver plans the rest of that chunk once an
+  answer is in; the other chunks wait for it); until a source's first answer is seen, only the oldest chunk plans (it measures).
 
 The tables written do not depend on any of this: a chunk's pieces are put together in block
 order whatever their size or the order they were converted in.
@@ -123,6 +126,11 @@ class Hand:
         """Whether an answer of ``source`` was seen (its requests can be sized)."""
         return source in self._per_block
 
+    async def learnt(self, source: str) -> None:
+        """Wait until an answer of ``source`` was seen."""
+        while source not in self._per_block:
+            await self._wait_change()
+
     async def blocks_per_request(self, source: str, chunk: int, default: int) -> int:
         """Blocks per request for ``source`` in ``chunk``: ``default``, lowered so that one answer
         is about ``piece_bytes``; waits for the source's first answer unless ``chunk``
@@ -182,9 +190,9 @@ class Hand:
     def _may(self, chunk: int, ticket: Ticket) -> bool:
         if self.pieces >= self.slots:
             return False
-        # (estimated now, from every answer seen so far; unknown: as large as the bound, alone)
-        estimate = self.estimate(ticket.source, ticket.blocks)
-        ticket.answer = self.answer_bytes if estimate is None else estimate
+        # (estimated now, from every answer seen so far; unknown: only probe-sized pieces are
+        # planned before a source's first answer, see blocks_per_request)
+        ticket.answer = self.estimate(ticket.source, ticket.blocks) or 0
         if self.pieces and self.answers + ticket.answer > self.answer_bytes:
             return False
         return chunk == self.oldest() or sum(self.tables.values()) < self.table_bytes

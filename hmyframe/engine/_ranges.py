@@ -249,8 +249,9 @@ class _RangeFetch:
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         builds = source.builds_for(detail)
         hand = self.hand
-        # a source without needed tables whose answers' size is not known yet asks one probe
-        # piece first (_hand.PROBE_BLOCKS), then sizes the rest of the chunk's requests
+        # a source without needed tables whose answers' size is not known yet asks probe-sized
+        # pieces first (one per slot, _hand.PROBE_BLOCKS blocks each), and sizes the rest of the
+        # chunk's requests as soon as one is answered (the probes still in flight meanwhile)
         probing = not hand.known(source.name) and not any(f.needs for f in source.fills.values())
         for _attempt in range(8):
             request = ChunkRequest(
@@ -306,11 +307,19 @@ class _RangeFetch:
                 return await gather_or_raise(piece_tables(piece, request) for piece in source.plan(request))
 
             try:
-                if probing and not hand.known(source.name) and request.blocks_per_request < end - start + 1:
-                    probe = replace(request, last=start + request.blocks_per_request - 1)
-                    parts = await parts_of(probe)
-                    step = await hand.blocks_per_request(source.name, start, options.blocks_per_request)
-                    parts += await parts_of(replace(request, first=probe.last + 1, blocks_per_request=step))
+                probes = hand.slots * request.blocks_per_request
+                if probing and not hand.known(source.name) and probes < end - start + 1:
+                    probe = replace(request, last=start + probes - 1)
+
+                    async def rest(probe: ChunkRequest = probe) -> list[dict[str, pa.Table]]:
+                        await hand.learnt(source.name)
+                        step = await hand.blocks_per_request(source.name, start, options.blocks_per_request)
+                        return await parts_of(
+                            replace(probe, first=probe.last + 1, last=end, blocks_per_request=step)
+                        )
+
+                    head, tail = await gather_or_raise([parts_of(probe), rest()])
+                    parts = head + tail
                 else:
                     parts = await parts_of(request)
             except BrokenProcessPool as error:

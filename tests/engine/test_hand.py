@@ -35,26 +35,35 @@ def test_pieces_go_to_the_oldest_chunk_first() -> None:
 
 
 def test_answer_bytes_in_hand_are_bounded_and_a_piece_alone_always_goes() -> None:
-    async def main() -> Hand:
+    async def main() -> tuple[Hand, list[int]]:
         hand = Hand(slots=8, answer_bytes=1000, table_bytes=10**9)
         hand.open(0)
+        probe = await hand.take("blocks", 0, 0, 10)  # nothing known yet: a probe goes
+        hand.answered(probe, 5000)  # over the bound alone
         held: list[int] = []
 
         async def piece(first: int) -> None:
             ticket = await hand.take("blocks", 0, first, 10)
             held.append(hand.pieces)
             await asyncio.sleep(0.001)
-            hand.answered(ticket, 400 if first else 5000)  # the first answer is over the bound alone
+            hand.answered(ticket, 400)
             await asyncio.sleep(0.001)
             hand.give_back(ticket)
 
-        await asyncio.gather(*(piece(f) for f in range(0, 100, 10)))
-        assert hand.pieces == 0 and hand.answers == 0
-        assert max(held) <= 2  # 400-byte answers (known after the first): two fit in 1000 bytes
-        return hand
+        pieces = asyncio.gather(*(piece(f) for f in range(10, 100, 10)))
+        await asyncio.sleep(0.01)
+        assert held == []  # the oversized answer in hand holds every other piece back
+        hand.give_back(probe)
+        await pieces
+        assert hand.pieces == 0
+        assert hand.answers == 0
+        return hand, held
 
-    hand = _run(main())
+    hand, held = _run(main())
     assert hand.peak_answers == 5000  # the oversized piece went, alone
+    # then one at a time: the estimate learnt from it stays above what two 400-byte answers
+    # and another piece would fit in 1000 bytes
+    assert held == [1] * 9
     # learnt conservatively: up at once to a larger answer, down only gradually
     assert hand.estimate("blocks", 10) == int(400 + 4600 * 0.75**9)
 
@@ -82,7 +91,12 @@ def test_converted_tables_past_the_bound_let_only_the_oldest_chunk_convert() -> 
         events.append(f"held after close: {sum(hand.tables.values())}")
         return events
 
-    assert _run(main()) == ["later granted: False", "oldest granted", "later granted: False", "held after close: 0"]
+    assert _run(main()) == [
+        "later granted: False",
+        "oldest granted",
+        "later granted: False",
+        "held after close: 0",
+    ]
 
 
 def test_requests_are_sized_by_the_answer_bytes_seen_per_block() -> None:
