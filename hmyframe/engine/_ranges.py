@@ -28,7 +28,11 @@ conversion needs and how far behind the head its blocks are complete.
    checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
    dataset) and written to the cache atomically, only for the blocks the cache still lacks,
    before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
-   is never half-written.
+   is never half-written. What is held meanwhile is bounded in bytes
+   (:class:`~hmyframe.engine._hand.Hand`): pieces in hand go to the oldest chunk first, answers
+   in hand and converted tables not yet written have a ceiling, and ``blocks_per_request`` is
+   lowered where answers are large (after probe-sized first requests); the files do not
+   depend on it.
 5. A call the node refuses may switch the source to another plan (its ``fallback``), and a
    transform may ask for the chunk to be fetched again with other settings
    (:class:`~hmyframe.datasets.sources.Refetch`); either is kept for the rest of the fetch.
