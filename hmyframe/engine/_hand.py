@@ -14,11 +14,11 @@ bounds them by bytes:
   converting a little and all of them holding their tables until the last piece arrives.
 * **Converted tables held** by chunks not yet written are at most ``table_bytes``: past it only
   the oldest open chunk's pieces get slots (it is always let through, so the fetch never stalls).
-* **Requests sized by the answers seen.** :meth:`Hand.blocks_per_request` lowers a source's
-  blocks per request so that one answer is about ``piece_bytes`` (never above the option).
-  Before its first answer only the oldest chunk asks, with at most :data:`PROBE_BLOCKS`
-  blocks a request, ``slots`` requests at once (the driver plans the rest of that chunk once an
-  answer is in; the other chunks wait for it); until a source's first answer is seen, only the oldest chunk plans (it measures).
+* **Requests sized by the answers seen.** :meth:`Hand.step` cuts a piece (``blocks_per_request``
+  blocks) into requests whose answers are about ``piece_bytes`` each. Before a source's first
+  answer only the oldest chunk asks, ``slots`` requests of :data:`PROBE_BLOCKS` blocks at once
+  (the other pieces wait for an answer). The driver puts a cut piece's tables back together as
+  one array a column, as the piece asked at once makes them: the files are the same; until a source's first answer is seen, only the oldest chunk plans (it measures).
 
 The tables written do not depend on any of this: a chunk's pieces are put together in block
 order whatever their size or the order they were converted in.
@@ -70,7 +70,7 @@ class Hand:
     table_bytes
         Converted bytes held by open chunks beyond which only the oldest chunk gets slots.
     piece_bytes
-        Answer bytes a request is sized for (:meth:`blocks_per_request`).
+        Answer bytes a request is sized for (:meth:`step`).
     """
 
     def __init__(
@@ -126,24 +126,22 @@ class Hand:
         """Whether an answer of ``source`` was seen (its requests can be sized)."""
         return source in self._per_block
 
-    async def learnt(self, source: str) -> None:
-        """Wait until an answer of ``source`` was seen."""
-        while source not in self._per_block:
-            await self._wait_change()
+    async def step(self, source: str, chunk: int, offset: int, blocks: int) -> int:
+        """Blocks per request for a piece of ``blocks`` blocks, ``offset`` blocks into ``chunk``.
 
-    async def blocks_per_request(self, source: str, chunk: int, default: int) -> int:
-        """Blocks per request for ``source`` in ``chunk``: ``default``, lowered so that one answer
-        is about ``piece_bytes``; waits for the source's first answer unless ``chunk``
-        is the oldest open chunk (which then asks with at most :data:`PROBE_BLOCKS` and
-        measures: see :meth:`known`)."""
-        while source not in self._per_block and self.oldest() not in (None, chunk):
+        ``blocks``, lowered so that one answer is about ``piece_bytes``. Before the source's
+        first answer only the oldest open chunk asks, its first ``slots * PROBE_BLOCKS`` blocks
+        in requests of :data:`PROBE_BLOCKS` (one a slot, at once); the rest waits for an answer.
+        """
+        while source not in self._per_block:
+            if self.oldest() in (None, chunk) and offset < self.slots * PROBE_BLOCKS:
+                return min(blocks, PROBE_BLOCKS)
+            # (past the probes, the oldest chunk waits for theirs: an answer comes, or it fails)
             await self._wait_change()
-        per_block = self._per_block.get(source)
-        if per_block is None:
-            return min(default, PROBE_BLOCKS)
+        per_block = self._per_block[source]
         if per_block <= 0:
-            return default
-        return max(1, min(default, int(self.piece_bytes / per_block)))
+            return blocks
+        return max(1, min(blocks, int(self.piece_bytes / per_block)))
 
     # ------------------------------------------------------------------ pieces
 
@@ -191,7 +189,7 @@ class Hand:
         if self.pieces >= self.slots:
             return False
         # (estimated now, from every answer seen so far; unknown: only probe-sized pieces are
-        # planned before a source's first answer, see blocks_per_request)
+        # planned before a source's first answer, see step)
         ticket.answer = self.estimate(ticket.source, ticket.blocks) or 0
         if self.pieces and self.answers + ticket.answer > self.answer_bytes:
             return False

@@ -253,19 +253,16 @@ class _RangeFetch:
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         builds = source.builds_for(detail)
         hand = self.hand
-        # a source without needed tables whose answers' size is not known yet asks probe-sized
-        # pieces first (one per slot, _hand.PROBE_BLOCKS blocks each), and sizes the rest of the
-        # chunk's requests as soon as one is answered (the probes still in flight meanwhile)
-        probing = not hand.known(source.name) and not any(f.needs for f in source.fills.values())
+        # a piece of a source without needed tables is asked in requests sized by its answers
+        # seen so far (see piece_tables); the pieces (the tables' layout) stay the option's
+        sized = not any(f.needs for f in source.fills.values())
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
                 last=end,
                 detail=detail,
                 rpc=session.methods,
-                blocks_per_request=await hand.blocks_per_request(
-                    source.name, start, options.blocks_per_request
-                ),
+                blocks_per_request=options.blocks_per_request,
                 strategy=options.strategy,
                 state=dict(state),
                 needed=needed,
@@ -276,6 +273,26 @@ class _RangeFetch:
                     payloads = await self._piece(piece)
                     have = {**request.needed, **{n: await table for n, table in pending.items()}}
                     return await convert(piece, payloads, have, request)
+                step = (
+                    await hand.step(source.name, start, piece.first - start, piece.last - piece.first + 1)
+                    if sized
+                    else 0
+                )
+                if 0 < step <= piece.last - piece.first:
+                    # asked (and decoded) in smaller requests; put back together as one array a
+                    # column, as the piece asked at once makes it: the files do not change
+                    subs = source.plan(
+                        replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
+                    )
+                    parts = await gather_or_raise(sub_tables(sub, request) for sub in subs)
+                    names = dict.fromkeys(n for part in parts for n in part)
+                    return {
+                        n: pa.concat_tables([part[n] for part in parts if n in part]).combine_chunks()
+                        for n in names
+                    }
+                return await sub_tables(piece, request)
+
+            async def sub_tables(piece: Piece, request: ChunkRequest) -> dict[str, pa.Table]:
                 ticket = await hand.take(source.name, start, piece.first, piece.last - piece.first + 1)
                 try:
                     payloads = await self._piece(piece)
@@ -307,25 +324,8 @@ class _RangeFetch:
                 )
                 return tables
 
-            async def parts_of(request: ChunkRequest) -> list[dict[str, pa.Table]]:
-                return await gather_or_raise(piece_tables(piece, request) for piece in source.plan(request))
-
             try:
-                probes = hand.slots * request.blocks_per_request
-                if probing and not hand.known(source.name) and probes < end - start + 1:
-                    probe = replace(request, last=start + probes - 1)
-
-                    async def rest(probe: ChunkRequest = probe) -> list[dict[str, pa.Table]]:
-                        await hand.learnt(source.name)
-                        step = await hand.blocks_per_request(source.name, start, options.blocks_per_request)
-                        return await parts_of(
-                            replace(probe, first=probe.last + 1, last=end, blocks_per_request=step)
-                        )
-
-                    head, tail = await gather_or_raise([parts_of(probe), rest()])
-                    parts = head + tail
-                else:
-                    parts = await parts_of(request)
+                parts = await gather_or_raise(piece_tables(piece) for piece in source.plan(request))
             except BrokenProcessPool as error:
                 raise ConversionWorkerError(
                     f"a conversion worker process died converting blocks {start}..{end} of shard "

@@ -100,19 +100,41 @@ def test_converted_tables_past_the_bound_let_only_the_oldest_chunk_convert() -> 
 
 
 def test_requests_are_sized_by_the_answer_bytes_seen_per_block() -> None:
-    async def main() -> tuple[int, int, int, int]:
+    async def main() -> tuple[int, int, bool, bool, int, int, int]:
         hand = Hand(slots=4, piece_bytes=100_000)
         hand.open(0)
         hand.open(1000)
-        later = asyncio.ensure_future(hand.blocks_per_request("blocks", 1000, 100))
-        probe = await hand.blocks_per_request("blocks", 0, 100)  # the oldest chunk measures
+        later = asyncio.ensure_future(hand.step("blocks", 1000, 0, 100))  # not the oldest chunk
+        beyond = asyncio.ensure_future(hand.step("blocks", 0, 4 * PROBE_BLOCKS, 100))  # past the probes
+        probe = await hand.step("blocks", 0, 0, 100)  # the oldest chunk's first requests measure
+        small = await hand.step("blocks", 0, PROBE_BLOCKS, 10)  # (never more than the piece)
         await asyncio.sleep(0.01)
-        waited = later.done()
+        waited = not later.done() and not beyond.done()
         ticket = await hand.take("blocks", 0, 0, probe)
         hand.answered(ticket, probe * 10_000)  # 10 kB a block
         hand.give_back(ticket)
-        sized = await later
-        small = await hand.blocks_per_request("blocks", 1000, 5)  # never above the option
-        return probe, int(waited), sized, small
+        return (
+            probe,
+            small,
+            waited,
+            hand.known("blocks"),
+            await later,
+            await beyond,
+            await hand.step("blocks", 0, 0, 5),
+        )
 
-    assert _run(main()) == (PROBE_BLOCKS, 0, 10, 5)
+    assert _run(main()) == (PROBE_BLOCKS, 10, True, True, 10, 10, 5)
+
+
+def test_the_other_chunks_probe_when_the_oldest_closes_without_an_answer() -> None:
+    async def main() -> int:
+        hand = Hand(slots=4)
+        hand.open(0)
+        hand.open(1000)
+        later = asyncio.ensure_future(hand.step("blocks", 1000, 0, 100))
+        await asyncio.sleep(0.01)
+        assert not later.done()
+        hand.close(0)  # the oldest chunk failed before any answer
+        return await asyncio.wait_for(later, 1)
+
+    assert _run(main()) == PROBE_BLOCKS
