@@ -38,8 +38,9 @@ __all__ = ["ANSWER_BYTES", "PIECE_BYTES", "PROBE_BLOCKS", "TABLE_BYTES", "Hand",
 ANSWER_BYTES = 24 << 20
 #: Answer bytes one request is sized for: a piece's decoded answers (Python objects, ~9x the
 #: JSON) are the converter's peak, so a small piece keeps it small (``bench/export_memory.py``);
-#: not smaller: a piece has a fixed cost (512 KiB, 41 ``devnet`` blocks, was ~1.5x slower).
-PIECE_BYTES = 2 << 20
+#: the driver cuts a piece only when its requests would be at most half of it, so ``devnet``
+#: pieces (100 blocks, ~1.3-1.6 MB) are not cut: each request has a fixed cost (~5 ms a piece).
+PIECE_BYTES = 1 << 20
 #: Blocks per request before a source's first answer is seen (its size is not known yet: one
 #: ``busy`` answer of 100 blocks, 13 MB of JSON, decodes into ~115 MB of objects; 25, ~3 MB).
 PROBE_BLOCKS = 25

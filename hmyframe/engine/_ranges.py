@@ -278,7 +278,8 @@ class _RangeFetch:
                     if sized
                     else 0
                 )
-                if 0 < step <= piece.last - piece.first:
+                if step > 0 and 2 * step <= piece.last - piece.first + 1:
+                    # (cut only when its requests are at most half of it: each has a fixed cost)
                     # asked (and decoded) in smaller requests; put back together as one array a
                     # column, as the piece asked at once makes it: the files do not change
                     subs = source.plan(
