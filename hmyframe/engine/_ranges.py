@@ -28,7 +28,10 @@ conversion needs and how far behind the head its blocks are complete.
    checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
    dataset) and written to the cache atomically, only for the blocks the cache still lacks,
    before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
-   is never half-written.
+   is never half-written. What is held meanwhile is bounded in bytes
+   (:class:`~hmyframe.engine._hand.Hand`): pieces in hand go to the oldest chunk first, answers
+   in hand and converted tables not yet written have a ceiling, and ``blocks_per_request`` is
+   lowered where answers seen were large; the files do not depend on it.
 5. A call the node refuses may switch the source to another plan (its ``fallback``), and a
    transform may ask for the chunk to be fetched again with other settings
    (:class:`~hmyframe.datasets.sources.Refetch`); either is kept for the rest of the fetch.
@@ -48,6 +51,7 @@ import asyncio
 import concurrent.futures
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
@@ -58,6 +62,7 @@ from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._hand import Hand
 from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
@@ -141,9 +146,10 @@ class _RangeFetch:
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
-        # answers fetched and not yet converted: the network outruns one converter, and every
-        # chunk in flight piling up its raw answers was the peak of a long export's memory
-        self.in_hand = asyncio.Semaphore(session.options.max_in_flight + PIECES_AHEAD)
+        # answers fetched and not yet converted, and converted tables not yet written, bounded
+        # in bytes, the oldest chunk first: every chunk in flight piling up its answers, then its
+        # tables, was the peak of a long export's memory (see _hand)
+        self.hand = Hand(session.options.max_in_flight + PIECES_AHEAD)
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
@@ -156,6 +162,13 @@ class _RangeFetch:
         return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
 
     async def chunk(self, start: int, end: int) -> None:
+        self.hand.open(start)
+        try:
+            await self._chunk(start, end)
+        finally:
+            self.hand.close(start)
+
+    async def _chunk(self, start: int, end: int) -> None:
         wanted = [n for n in self.names if self.missing(n, start, end)]
         if not wanted:
             return
@@ -241,6 +254,10 @@ class _RangeFetch:
         detail = frozenset().union(*(source.fills[n].detail for n in names))
         endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         builds = source.builds_for(detail)
+        hand = self.hand
+        # a piece of a source without needed tables is asked in requests sized by its answers
+        # seen so far (see piece_tables); the pieces (the tables' layout) stay the option's
+        sized = not any(f.needs for f in source.fills.values())
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
@@ -267,12 +284,47 @@ class _RangeFetch:
                     payloads = await self._piece(piece)
                     have = {**request.needed, **{n: await table for n, table in pending.items()}}
                     return await convert(piece, payloads, have, request)
-                async with self.in_hand:
+                step = (
+                    await hand.step(source.name, start, piece.first - start, piece.last - piece.first + 1)
+                    if sized
+                    else 0
+                )
+                if step > 0 and 2 * step <= piece.last - piece.first + 1:
+                    # (cut only when its requests are at most half of it: each has a fixed cost)
+                    # asked (and decoded) in smaller requests; put back together as one array a
+                    # column, as the piece asked at once makes it: the files do not change
+                    subs = source.plan(
+                        replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
+                    )
+                    subparts = await gather_or_raise(sub_tables(sub, request) for sub in subs)
+                    whole = [part for part in subparts if part is not None]  # (never merged: no index)
+                    names = dict.fromkeys(n for part in whole for n in part)
+                    return {
+                        n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks()
+                        for n in names
+                    }
+                return await sub_tables(piece, request, index)
+
+            async def sub_tables(
+                piece: Piece,
+                request: ChunkRequest,
+                index: int | None = None,
+                small: dict[int, PieceJob] = small,
+            ) -> dict[str, pa.Table] | None:
+                ticket = await hand.take(source.name, start, piece.first, piece.last - piece.first + 1)
+                try:
                     payloads = await self._piece(piece)
-                    if source.merge_pieces and sum(map(len, payloads)) <= SMALL_PIECE:
+                    size = sum(map(len, payloads))
+                    hand.answered(ticket, size)
+                    if index is not None and source.merge_pieces and size <= SMALL_PIECE:
                         small[index] = piece_job(piece, payloads, request.needed, request)
-                        return None
-                    return await convert(piece, payloads, request.needed, request)
+                        return None  # (converted with the chunk's other small answers, its slot freed)
+                    tables = await convert(piece, payloads, request.needed, request)
+                    del payloads  # (the answers are free once converted, before the slot is)
+                    hand.converted(ticket, sum(t.nbytes for t in tables.values()))
+                    return tables
+                finally:
+                    hand.give_back(ticket)
 
             def piece_job(
                 piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
