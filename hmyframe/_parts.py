@@ -149,7 +149,7 @@ class Part:
 
     def _replaced(self, spec: ds.Dataset) -> pa.Table:
         """The part's blocks from the files holding them now: its file was removed since the read
-        was planned (a follower's compaction or an overlap repair replaced it by a wider file)."""
+        was planned (a follower's tail renamed to its chunk file, or an overlap repair replaced it)."""
         where = self.files.url(self.path)
         if self.lo is None or self.hi is None:
             raise CacheError(f"{where} was removed while being read")

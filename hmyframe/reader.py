@@ -243,7 +243,7 @@ def provenance_attrs(parts: Sequence[Part]) -> dict[str, Any]:
         try:
             metadata = part.files.read_metadata(part.path).metadata
         except (OSError, pa.ArrowException):
-            # gone since its rows were read (a concurrent compaction or repair wrote its rows
+            # gone since its rows were read (a tail renamed to its chunk file, or a repair, wrote its rows
             # into another file, with the same provenance): the read stands without its record
             continue
         records.append(_provenance.from_footer(metadata))

@@ -71,7 +71,7 @@ def _head_polls(net: Devnet) -> int:
 
 
 @pytest.mark.parametrize("heads", ["poll", "ws"])
-def test_export_follow_two_shards_every_block_once_lag_bounded_and_compacted(
+def test_export_follow_two_shards_every_block_once_lag_bounded_and_standard_files(
     make_devnet: Callable[..., Devnet], tmp_path: Path, heads: str
 ) -> None:
     net = make_devnet(blocks=100, seed=3, validator_rate_limit=False)
