@@ -119,21 +119,15 @@ class Hand:
         per_block = self._per_block.get(source)
         return None if per_block is None else int(per_block * blocks)
 
-    def known(self, source: str) -> bool:
-        """Whether an answer of ``source`` was seen (its requests can be sized)."""
-        return source in self._per_block
-
-    async def step(self, source: str, chunk: int, offset: int, blocks: int) -> int:
-        """Blocks per request for a piece of ``blocks`` blocks, ``offset`` blocks into ``chunk``.
+    def step(self, source: str, blocks: int) -> int:
+        """Blocks per request for a piece of ``blocks`` blocks of ``source``.
 
         ``blocks``, lowered so that one answer is about ``piece_bytes``; ``blocks`` itself
         before the source's first answer (nothing known yet: pieces are asked as the options
         say, so a short fetch makes exactly the requests it always made).
         """
         per_block = self._per_block.get(source)
-        if per_block is None:
-            return blocks
-        if per_block <= 0:
+        if per_block is None or per_block <= 0:
             return blocks
         return max(1, min(blocks, int(self.piece_bytes / per_block)))
 

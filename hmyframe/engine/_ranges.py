@@ -284,11 +284,7 @@ class _RangeFetch:
                     payloads = await self._piece(piece)
                     have = {**request.needed, **{n: await table for n, table in pending.items()}}
                     return await convert(piece, payloads, have, request)
-                step = (
-                    await hand.step(source.name, start, piece.first - start, piece.last - piece.first + 1)
-                    if sized
-                    else 0
-                )
+                step = hand.step(source.name, piece.last - piece.first + 1) if sized else 0
                 if step > 0 and 2 * step <= piece.last - piece.first + 1:
                     # (cut only when its requests are at most half of it: each has a fixed cost)
                     # asked (and decoded) in smaller requests; put back together as one array a
