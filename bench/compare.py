@@ -740,6 +740,7 @@ class LoadSampler:
     without the load it was measured under)."""
 
     def __init__(self, every: float = 10.0) -> None:
+        self.every = every
         self.samples = [os.getloadavg()[0]]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
@@ -749,17 +750,17 @@ class LoadSampler:
         while not self._stop.wait(every):
             self.samples.append(os.getloadavg()[0])
 
-    def stop(self) -> list[float]:
+    def stop(self) -> LoadSampler:
         self._stop.set()
         self._thread.join()
         self.samples.append(os.getloadavg()[0])
-        return self.samples
+        return self
 
 
-def load_line(samples: Sequence[float]) -> str:
-    """The report's line on the machine's load during the run."""
+def load_line(samples: Sequence[float], every: float) -> str:
+    """The report's line on the machine's load during the run (sampled every ``every`` s)."""
     return (
-        f"- machine load during the run (1-minute load average, sampled every 10 s, {len(samples)} "
+        f"- machine load during the run (1-minute load average, sampled every {every:g} s, {len(samples)} "
         f"samples): start {samples[0]:.2f}, median {statistics.median(samples):.2f}, max "
         f"{max(samples):.2f}, end {samples[-1]:.2f} (the run's own devnet and contender processes "
         f"count in it; {os.cpu_count()} cores)"
@@ -779,7 +780,7 @@ def write_report(
     receipts: Sequence[Section],
     conversion: Sequence[tuple[str, int, float, float]],
     elapsed: float,
-    load: Sequence[float] = (),
+    load: LoadSampler | None = None,
 ) -> None:
     lines = [
         "# hmyframe against its peers",
@@ -808,7 +809,7 @@ def write_report(
         "## Machine and versions",
         "",
         *machine(),
-        *([load_line(load)] if load else []),
+        *([load_line(load.samples, load.every)] if load is not None else []),
         *versions(own, peers, missing),
         "",
     ]
