@@ -14,8 +14,8 @@ any JSON value and return what they find, as ``"<path>: <reason>"`` lines (empty
   that the corpus does not check hmyframe with hmyframe.
 
 The detector is tuned to catch what a writer types by hand while never firing on random hex:
-each hex pattern it looks for has a chance below 1e-10 per position in a real hash, and the
-hex patterns are looked for in strings of at most 66 characters only (hashes, addresses,
+each hex pattern it looks for has a chance below 1e-8 per position in a real hash, and the
+hex patterns are looked for in strings of at most 80 characters only (hashes, addresses,
 topics, quantities; not bytecode or call data).
 """
 
@@ -68,15 +68,33 @@ _TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)(?:^|[^a-z0-9])x{3,}(?:$|[^a-z0-9])|0x[xX]{2,}"), "an xxx placeholder"),
 )
 
-#: Hex runs a writer invents. Each is at least 9 fixed characters (chance < 16**-9 by accident).
-_INVENTED_HEX = re.compile(r"123456789|abcdef012|0123456789a|deadbeef|cafebabe|feedface|badc0ffee", re.I)
+#: Hex words a writer invents (8+ fixed characters: chance < 16**-8 per position by accident).
+_INVENTED_HEX = re.compile(r"deadbeef|cafebabe|feedface|badc0ffee|0ddba11", re.I)
+#: A keyboard run: 8+ hex digits each one more (or one less) than the last, ``f`` wrapping to ``0``.
+RUN_LENGTH = 8
+
+
+def _keyboard_run(body: str) -> str | None:
+    digits = [int(c, 16) for c in body]
+    for step in (1, -1):
+        start = 0
+        for i in range(1, len(digits) + 1):
+            if i < len(digits) and digits[i] == (digits[i - 1] + step) % 16:
+                continue
+            if i - start >= RUN_LENGTH:
+                return body[start:i]
+            start = i
+    return None
+
+
 #: One digit other than 0 and f repeated 10+ times (zeros and ff runs are real: padding, masks).
 _REPEATED_DIGIT = re.compile(r"([1-9a-eA-E])\1{9,}")
 #: A block of 2-4 characters (not only 0s and fs) repeated to 16+ characters (``0x1234123412341234``).
 _REPEATED_BLOCK = re.compile(r"([0-9a-fA-F]{2,4}?)\1{3,}")
-#: Hex heuristics look at hashes, addresses, topics and quantities only: long data (bytecode,
+#: Hex heuristics look at hashes, addresses, topics and quantities (with a margin for a mistyped
+#: length) only: long data (bytecode,
 #: call input, blooms) legitimately holds constants such as ``0x5555...`` bit masks.
-HEX_CHECKED_LENGTH = 66
+HEX_CHECKED_LENGTH = 80
 
 
 def _hex_findings(text: str) -> Iterator[str]:
@@ -85,7 +103,11 @@ def _hex_findings(text: str) -> Iterator[str]:
     body = text[2:]
     match = _INVENTED_HEX.search(body)
     if match:
-        yield f"an invented hex pattern ({match.group(0)})"
+        yield f"an invented hex word ({match.group(0)})"
+        return
+    run = _keyboard_run(body)
+    if run:
+        yield f"a keyboard run ({run})"
         return
     match = _REPEATED_DIGIT.search(body)
     if match:
@@ -184,8 +206,10 @@ def malformed_findings(value: Any, path: str = "$") -> list[str]:
         key = where.rsplit(".", 1)[-1]
         if key in HASH_KEYS and not re.fullmatch(r"0x[0-9a-fA-F]{64}", item):
             found.append(f"{where}: not a 32-byte hash: {item[:70]!r}")
-        if key in ADDRESS_KEYS and item and not (
-            re.fullmatch(r"0x[0-9a-fA-F]{40}", item) or bech32_valid(item)
+        if (
+            key in ADDRESS_KEYS
+            and item
+            and not (re.fullmatch(r"0x[0-9a-fA-F]{40}", item) or bech32_valid(item))
         ):
             found.append(f"{where}: not an address: {item[:60]!r}")
     return found
