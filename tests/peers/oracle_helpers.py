@@ -7,7 +7,8 @@ needs on Python 3.11); create it once with::
     .venv/bin/python bench/compare.py --prepare-only --only-peers ethereum-etl
 
 (about 1.5 minutes; ``$HMYFRAME_PEERS_DIR`` points at another peers folder). Without it the
-oracle tests are skipped, saying this command.
+oracle tests are skipped, saying this command; ``.ci/run`` creates it and sets
+``HMYFRAME_REQUIRE_PEERS=1``, under which a missing environment fails the run instead.
 
 A comparison (``test_oracle_*.py``) is a few lines: run the export (:func:`export_tokens`,
 :func:`export_receipts_and_logs`, :func:`extract_token_transfers`), key both sides' rows
@@ -37,6 +38,12 @@ SETUP = ".venv/bin/python bench/compare.py --prepare-only --only-peers ethereum-
 ORACLE_NET = {"blocks": 200, "seed": 11, "token_density": 3}
 
 
+def peers_required(missing: str | None) -> None:
+    """Under ``HMYFRAME_REQUIRE_PEERS=1`` (CI) a peer's missing environment is an error, not a skip."""
+    if missing is not None and os.environ.get("HMYFRAME_REQUIRE_PEERS") == "1":
+        raise RuntimeError(f"HMYFRAME_REQUIRE_PEERS=1 but {missing}")
+
+
 @cache
 def etl_missing() -> str | None:
     """Why ethereum-etl cannot run here (``None`` when it can)."""
@@ -54,6 +61,7 @@ def etl_missing() -> str | None:
 def requires_etl() -> pytest.MarkDecorator:
     """Skip unless the peers' ethereum-etl environment exists (the reason says how to make it)."""
     missing = etl_missing()
+    peers_required(missing)
     return pytest.mark.skipif(missing is not None, reason=missing or "")
 
 
