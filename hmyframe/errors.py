@@ -14,7 +14,8 @@ The hierarchy::
     │   └── ResponseTooLargeError      an answer over the client's size cap (never retried)
     ├── RateLimitError                 HTTP 429 or the node's "rate: Wait" -32000 (after retries)
     ├── RpcError                       the node answered with a JSON-RPC ``error`` object
-    │   ├── MethodNotFoundError        -32601 (unknown, hidden or not on this port)
+    │   ├── MethodNotFoundError        -32601 (unknown, hidden or not on this port; for trace_*
+    │   │                              the message says to give a trace port)
     │   ├── InvalidParamsError         -32602
     │   └── NotFoundError              a block / transaction the node does not have
     ├── ResponseShapeError             the answer does not have the shape we expected
@@ -299,9 +300,17 @@ class RpcError(HmyframeError):
         self.method = method
         self.params = params
         self.endpoint = redact_url(endpoint) if endpoint else ""
+        hint = ""
+        if code == -32601 and method.startswith("trace_"):
+            # a node serves trace_* on its trace port only (tracing on, an archival node); its
+            # public port answers -32601 like an unknown method (harmony-one/harmony#4187)
+            hint = (
+                " (this URL serves no trace_*: give the trace port of an archival node with "
+                "tracing on as trace_rpc=, --trace-rpc or HMYFRAME_TRACE_RPC)"
+            )
         super().__init__(
             f"{method or 'rpc'}({short_repr(params if params is not None else [], 200)}) "
-            f"failed at {self.endpoint or '?'}: [{code}] {message}"
+            f"failed at {self.endpoint or '?'}: [{code}] {message}{hint}"
         )
 
 

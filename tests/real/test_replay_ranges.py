@@ -12,7 +12,8 @@ transactions of harmony-test's blocks, and ``traces`` against a node whose port 
 * ``traces``: the -32601 a mainnet node gave to ``trace_block`` on its public port (harmony-one
   issue 4187, params not shown: it answers so for any block) is served beside a recorded
   mainnet block; ``hmyframe.traces`` and ``hmyframe export traces`` must fail with one line
-  naming the method, the URL, the node's error verbatim and the blocks not fetched.
+  naming the method, the URL, the node's error verbatim, what to give instead (a trace port)
+  and the blocks not fetched.
 """
 
 from __future__ import annotations
@@ -278,10 +279,13 @@ def test_traces_from_a_port_without_trace(
         assert message.startswith(f"trace_block(['{hex(number)}']) failed at {node.url}")
         assert f"[-32601] {answer.error['message']}" in message
         assert f"{number}..{number} of shard 0" in message
+        assert "this URL serves no trace_*: give the trace port of an archival node" in message
+        assert "trace_rpc=, --trace-rpc or HMYFRAME_TRACE_RPC" in message
         assert code == 1
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1
         assert err[0].startswith("hmyframe export: error: trace_block(")
         assert answer.error["message"] in err[0]
+        assert "--trace-rpc" in err[0]
         assert not list((tmp_path / str(api)).rglob("traces/**/*.parquet"))  # no trace of the failed chunk
         assert "trace_block" in node.calls
