@@ -17,6 +17,7 @@ import json
 import warnings
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -472,3 +473,65 @@ def test_traces_by_hash(answer: Answer) -> None:
     assert_rows(
         frame_rows(df), expected_traces(answer.result, asked), columns=columns("traces"), what=answer.id
     )
+
+
+# --------------------------------------------------------------------------- what else is asked
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [a for a in real_corpus.by_name("getEpoch") if a.namespace in ("hmy", "hmyv2")],
+    ids=lambda a: a.id,
+)
+async def test_current_epoch(answer: Answer) -> None:
+    """``getEpoch``, as the staking history asks it (the rest of a history needs
+    ``epochLastBlock`` answers or headers with an epoch, which no real answer of that node
+    gives: not replayed)."""
+    from hmyframe.engine import Session
+    from hmyframe.engine._history import current_epoch
+
+    node = ReplayNode([answer])
+    await node.start()
+    try:
+        async with Session(node.url, cache=False, options=FetchOptions(version=version(answer))) as session:
+            epoch = await current_epoch(session)
+    finally:
+        await node.stop()
+    assert epoch == integer(answer.result)
+    assert node.calls[-1] == answer.method
+
+
+@pytest.mark.parametrize("answer", real_corpus.by_method("web3_clientVersion"), ids=lambda a: a.id)
+def test_node_version_in_the_files_provenance(answer: Answer, tmp_path: Path) -> None:
+    """An export records what the node says of its version (``web3_clientVersion``) in every
+    file's footer, verbatim (whitespace runs made one space); read back with pyarrow alone."""
+    import pyarrow.parquet as pq
+
+    blocks = [a for a in home(answer) if a.name == "getBlockByNumber"] or [
+        a for a in collection("mainnet-2023") if a.name == "getBlockByNumber" and a.network == answer.network
+    ]
+    served = {a.id: a for a in [*home(answer), *collection("mainnet-2023")] if a.network == answer.network}
+    number = integer(blocks[0].result["number"])
+    with ReplayNode(list(served.values())) as node:
+        code = main(
+            [
+                "export",
+                "staking_transactions",
+                "--start",
+                str(number),
+                "--end",
+                str(number),
+                "--rpc",
+                node.url,
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+    assert code == 0
+    files = sorted(tmp_path.rglob("*.parquet"))
+    assert files
+    for path in files:
+        footer = pq.read_metadata(path).metadata
+        assert footer[b"hmyframe.node_version"].decode() == " ".join(answer.result.split())
+    assert "web3_clientVersion" in node.calls
