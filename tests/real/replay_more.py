@@ -21,6 +21,11 @@ What it adds
   that block is ``"0x"`` answers ``"0x"`` (the EVM runs no code and returns no data:
   ``core/vm/evm.go`` ``Call``; ``DoEVMCall`` hands the empty return to ``hexutil.Bytes``).
   Counted in :attr:`ReplayNode.derived_calls`;
+* **a pending transaction by hash**: ``getTransactionByHash`` of a transaction a recorded
+  ``pendingTransactions`` answer lists is that element: both render the pool's transaction with
+  ``NewTransaction(tx, common.Hash{}, 0, 0, 0)`` (``rpc/harmony/transaction.go``
+  ``GetTransactionByHash``, ``rpc/harmony/pool.go`` ``PendingTransactions``). Counted in
+  :attr:`ReplayNode.derived_calls`;
 * **an unknown transaction hash**: ``getTransactionByHash`` of the hash of a recorded block's
   *staking* transaction is ``null``: ``rawdb.ReadTransaction`` finds no plain transaction at
   that index (``TransactionAt`` is nil, so "missing"), and ``GetTransactionByHash`` answers
@@ -319,6 +324,12 @@ class ReplayNode(RealNode):
         self._by_method: dict[str, list[Answer]] = {}
         for answer in self.answers:
             self._by_method.setdefault(answer.method, []).append(answer)
+        self._pending: dict[tuple[str, str], dict[str, Any]] = {}
+        for answer in self.answers:
+            if answer.name == "pendingTransactions" and isinstance(answer.result, list):
+                for tx in answer.result:
+                    if isinstance(tx, dict) and isinstance(tx.get("hash"), str):
+                        self._pending[(answer.namespace, tx["hash"].lower())] = tx
         self._staking_hashes: set[str] = set()
         for answer in self.answers:
             if answer.name in ("getBlocks", "getBlockByNumber", "getBlockByHash") and answer.has_result:
@@ -403,7 +414,12 @@ class ReplayNode(RealNode):
             return self._call(method, params)
         if name == "getTransactionByHash" and params and isinstance(params[0], str):
             wanted = params[0].lower()
-            if wanted in self._staking_hashes and (namespace, wanted) not in self._txs:
+            if (namespace, wanted) in self._txs:
+                return None
+            if (namespace, wanted) in self._pending:
+                self.derived_calls.append(f"{method} {wanted}: the pool's transaction")
+                return "result", self._pending[(namespace, wanted)]
+            if wanted in self._staking_hashes:
                 self.derived_calls.append(f"{method} {wanted} (a staking transaction's hash): null")
                 return "result", None
         return None

@@ -333,12 +333,12 @@ def expected_transaction(tx: dict[str, Any], shard: int = 0) -> dict[str, Any]:
     value, gas_price = integer(tx["value"]), integer(tx["gasPrice"])
     source = tx.get("shardID", shard)
     target = tx.get("toShardID")
-    stamp = tx.get("timestamp")
-    zero = "0x" + "0" * 64
+    pending = tx["blockHash"] == "0x" + "0" * 64  # the pool's: no block, index 0, time 0
+    stamp = None if pending else tx.get("timestamp")
     return {
         "block_number": integer(tx["blockNumber"]),
-        "block_hash": None if tx["blockHash"] == zero else tx["blockHash"],
-        "transaction_index": integer(tx["transactionIndex"]),
+        "block_hash": None if pending else tx["blockHash"],
+        "transaction_index": None if pending else integer(tx["transactionIndex"]),
         "transaction_hash": tx["hash"],
         "eth_hash": tx.get("ethHash"),
         "timestamp": None if stamp is None else datetime.fromtimestamp(integer(stamp), UTC),
@@ -380,6 +380,29 @@ def test_transactions_by_hash(answer: Answer) -> None:
     assert_rows(
         frame_rows(df), [expected_transaction(answer.result)], columns=columns("transactions"), what=answer.id
     )
+
+
+PENDING = [
+    a for a in real_corpus.by_name("pendingTransactions") if a.namespace in ("hmy", "hmyv2") and a.result
+]
+
+
+@pytest.mark.parametrize("answer", PENDING, ids=lambda a: a.id)
+def test_transactions_by_hash_of_the_pool(answer: Answer) -> None:
+    """A pending transaction by hash: the node renders it as its ``pendingTransactions`` does
+    (zero block hash, null block number, index and time 0x0), so that element is the answer;
+    the rows have no block, index or time."""
+    txs = [t for t in answer.result if isinstance(t, dict)]
+    served = placed(answer, []) if answer.params is None else answer
+    with ReplayNode([served]) as node:
+        df = hmyframe.transactions_by_hash(
+            [t["hash"] for t in txs], rpc=node.url, options=FetchOptions(version=version(answer))
+        )
+    assert len(node.derived_calls) == len(txs)
+    want = sorted((expected_transaction(t) for t in txs), key=lambda r: r["transaction_hash"])
+    got = sorted(frame_rows(df), key=lambda r: r["transaction_hash"])
+    assert_rows(got, want, columns=columns("transactions"), what=answer.id)
+    assert all(r["block_hash"] is None and r["timestamp"] is None for r in got)
 
 
 @pytest.mark.parametrize("gen", ["hmy", "hmyv2"])

@@ -445,6 +445,9 @@ def test_snapshot_through_the_cli(answer: Answer, tmp_path: Path) -> None:
         assert_rows(
             parquet_rows(tmp_path, name), want, columns=columns(name), what=f"{answer.id} {name} (CLI)"
         )
+        # and read back by hmyframe's reader, in the fetch dtypes
+        back = frame_rows(hmyframe.read(name, tmp_path))
+        assert_rows(back, want, columns=columns(name), what=f"{answer.id} {name} (read)")
 
 
 @pytest.mark.parametrize("answer", INFORMATION, ids=lambda a: a.id)
