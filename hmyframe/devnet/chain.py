@@ -62,6 +62,7 @@ from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
 from hmyframe.devnet._gen_snapshots import SnapshotViews
 from hmyframe.devnet._gen_staking import StakingEngine
 from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
+from hmyframe.devnet.bloom import bloom_hex, bloom_of
 from hmyframe.devnet.model import (
     Block,
     CxProof,
@@ -353,7 +354,10 @@ class Chain:
                 log_index += 1
                 stx = dataclasses.replace(stx, logs=(log,))
             stxs.append(stx)
-        return dataclasses.replace(block, staking_transactions=tuple(stxs))
+        logs = [log for tx in block.transactions for log in tx.logs] + [log for s in stxs for log in s.logs]
+        return dataclasses.replace(
+            block, staking_transactions=tuple(stxs), logs_bloom=bloom_hex(bloom_of(logs))
+        )
 
     def iter_blocks(self, shard: int, start: int, end: int) -> Iterator[Block]:
         """Blocks ``start .. end`` (inclusive) of ``shard``, in order, generated as iterated.
