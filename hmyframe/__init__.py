@@ -81,6 +81,7 @@ _MODULES = ("aio", "metrics", "plot", "report")
 
 
 def _public_names() -> list[str]:
+    import hmyframe.engine._accounts  # noqa: F401  (registers the account fetchers)
     from hmyframe.engine._public import REGISTRY
 
     homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]

@@ -44,6 +44,17 @@ tx_counts = _public.tx_counts
 tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
+# accounts (issue 26): balances, histories, delegators, internal ONE movements, tokens held
+from hmyframe.engine import _accounts  # noqa: E402
+
+balances = _accounts.balances
+account_transactions = _accounts.account_transactions
+delegator_delegations = _accounts.delegator_delegations
+delegator_undelegations = _accounts.delegator_undelegations
+native_transfers = _accounts.native_transfers
+rewards_collected = _accounts.rewards_collected
+token_balances = _accounts.token_balances
+holders = _accounts.holders
 # new blocks as they appear (an async iterator of frames)
 from hmyframe.engine._follow import follow as follow  # noqa: E402
 

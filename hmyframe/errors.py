@@ -13,6 +13,7 @@ The hierarchy::
     │   ├── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
     │   └── ResponseTooLargeError      an answer over the client's size cap (never retried)
     ├── RateLimitError                 HTTP 429 or the node's "rate: Wait" -32000 (after retries)
+    ├── HistoryUnavailableError        the node keeps no transaction history index (no explorer)
     ├── RpcError                       the node answered with a JSON-RPC ``error`` object
     │   ├── MethodNotFoundError        -32601 (unknown, hidden or not on this port; for trace_*
     │   │                              the message says to give a trace port)
@@ -44,6 +45,7 @@ __all__ = [
     "ConnectionFailedError",
     "ConversionWorkerError",
     "HTTPStatusError",
+    "HistoryUnavailableError",
     "HmyframeError",
     "InconsistentAnswerError",
     "InvalidParamsError",
@@ -273,6 +275,12 @@ class RateLimitError(HmyframeError):
         super().__init__(
             f"rate limited calling {method or 'the node'} at {self.endpoint or '?'}: {message}{hint}"
         )
+
+
+class HistoryUnavailableError(HmyframeError):
+    """The node keeps no transaction history index (it runs without the explorer service):
+    ``getTransactionsHistory`` cannot answer there, whatever the address (an address without
+    history answers an empty list instead)."""
 
 
 class RpcError(HmyframeError):

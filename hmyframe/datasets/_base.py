@@ -266,6 +266,9 @@ class ConvertContext:
         ``tokens`` source: ``(address, block, function)`` each payload answers, in payload
         order; ``function`` is ``"getCode"``, ``"name"``, ``"symbol"``, ``"decimals"`` or
         ``"totalSupply"`` (see :mod:`hmyframe.datasets.tokens`).
+    token_holders
+        ``token_balances`` source: ``(token, holder, block)`` each ``balanceOf`` answer is for,
+        in payload order.
     """
 
     shard_id: int
@@ -277,6 +280,7 @@ class ConvertContext:
     addresses_blocks: Sequence[tuple[str, int]] | None = None
     block_numbers: Sequence[int | None] | None = None
     token_calls: Sequence[tuple[str, int, str]] | None = None
+    token_holders: Sequence[tuple[str, str, int]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("shard_id", "snapshot_block", "snapshot_epoch"):

@@ -525,13 +525,32 @@ BUILT_IN_DATASETS: tuple[str, ...] = (
     "shards",
     "tx_counts",
     "tokens",
+    "balances",
+    "account_transactions",
+    "delegator_delegations",
+    "native_transfers",
+    "rewards_collected",
+    "token_balances",
 )
 
 #: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
 SNAPSHOT_DATASETS: tuple[str, ...] = ("validators", "voting_power", "delegations", "undelegations")
 #: Datasets only fetched by point lookups (hashes, addresses, the pool); ``tokens`` is cached
 #: per block (:mod:`hmyframe.engine._tokens`).
-LOOKUP_DATASETS: tuple[str, ...] = ("cx_receipts", "shards", "tx_counts", "tokens")
+LOOKUP_DATASETS: tuple[str, ...] = (
+    "cx_receipts",
+    "shards",
+    "tx_counts",
+    "tokens",
+    # accounts (issue 26; hmyframe.engine._accounts): by address, at blocks, or derived from
+    # cached range datasets
+    "balances",
+    "account_transactions",
+    "delegator_delegations",
+    "native_transfers",
+    "rewards_collected",
+    "token_balances",
+)
 
 
 def register_source(source: RangeSource) -> None:

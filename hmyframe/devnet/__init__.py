@@ -119,6 +119,10 @@ class Devnet:
         Gzip answers for clients that accept it, as the node does (default). ``False`` serves
         every client identity-encoded bytes: a benchmark comparing clients whose HTTP
         libraries ask for gzip with ones that do not gives them all the same encoding.
+    explorer
+        Keep the explorer index (the default): ``getTransactionsHistory``,
+        ``getStakingTransactionsHistory`` and their counts answer from the chain. ``False``
+        answers them as a node started without the explorer service does.
     mine_every
         While serving, mine one block on every shard each ``mine_every`` seconds (0: never,
         the default). The attribute can be changed while serving: 0 pauses the mining (a
@@ -157,8 +161,11 @@ class Devnet:
         gzip: bool = True,
         mine_every: float = 0.0,
         activity: ActivityName = "devnet",
+        explorer: bool = True,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
+        if not isinstance(explorer, bool):
+            raise ConfigError(f"Devnet explorer must be True or False, got {explorer!r}")
         if not isinstance(gzip, bool):
             raise ConfigError(f"Devnet gzip must be True or False, got {gzip!r}")
         blocks = _check_int("blocks", blocks, 1)
@@ -231,6 +238,7 @@ class Devnet:
             rpc_rate_limit=rlimit,
             cache_bytes=cache_bytes,
             gzip_level=1 if gzip else 0,
+            explorer=explorer,
         )
         self._server: DevnetServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -273,6 +273,11 @@ class StakingEngine:
         self._state_lru: OrderedDict[int, StakingState] = OrderedDict()
         self._matrices: OrderedDict[tuple[int, int], npt.NDArray[np.bool_]] = OrderedDict()
         self._delegators: dict[int, str] = {}
+        # what CollectRewards paid, by (block, staking index), and the undelegations released
+        # at each epoch's end: (delegator, validator, amount); filled by _apply / _transition
+        # (replays write the same values again)
+        self._collected: dict[tuple[int, int], int] = {}
+        self._released: dict[int, list[tuple[str, int, int]]] = {}
         genesis = [ValidatorState.create(v, 0, 0) if v.creation_height == 0 else None for v in population]
         by_delegator: dict[str, list[int]] = {}
         for v, vs in enumerate(genesis):
@@ -783,13 +788,16 @@ class StakingEngine:
             vs.banned = True
             return
         if ev.directive == "CollectRewards":
+            paid = 0
             for w in state.by_delegator.get(ev.delegator, ()):
                 ws = state.validators[w]
                 assert ws is not None
                 self._settle(ws, info, w, block)
                 for d in ws.dels:
                     if d.delegator == ev.delegator:
+                        paid += d.reward
                         d.reward = 0
+            self._collected[(block, ev.index)] = paid
             return
         vs = state.validators[v]
         assert vs is not None
@@ -833,12 +841,16 @@ class StakingEngine:
             if vs is not None and info.signed[v] * 100 < UPTIME_PERCENT * info.to_sign[v]:
                 vs.active = False
         nxt = info.epoch + 1
-        for vs in state.validators:
+        released: list[tuple[str, int, int]] = []
+        for v, vs in enumerate(state.validators):
             if vs is None:
                 continue
             for d in vs.dels:
                 if d.undels and d.undels[0][1] + LOCK_EPOCHS <= nxt:
+                    paid = sum(u[0] for u in d.undels if u[1] + LOCK_EPOCHS <= nxt)
+                    released.append((d.delegator, v, paid))
                     d.undels = [u for u in d.undels if u[1] + LOCK_EPOCHS > nxt]
+        self._released[info.epoch] = released
 
     # ------------------------------------------------------------------ signing
     def matrix(self, shard: int, epoch: int) -> npt.NDArray[np.bool_]:
@@ -926,6 +938,18 @@ class StakingEngine:
         self.info(block // self._length)
         blocks = self._sent.get(sender)
         return bisect.bisect_right(blocks, block) if blocks else 0
+
+    def collected(self, block: int, index: int) -> int:
+        """What the CollectRewards at staking index ``index`` of shard-0 block ``block`` paid out
+        (atto; 0 for any other transaction)."""
+        self.info(block // self._length)
+        return self._collected.get((block, index), 0)
+
+    def released(self, epoch: int) -> list[tuple[str, int, int]]:
+        """Undelegations paid back at the end of ``epoch`` (its last block, as the node's
+        ``payoutUndelegations``): ``(delegator, validator index, amount)`` per delegation."""
+        self.info(epoch)
+        return list(self._released.get(epoch, ()))
 
     def index_of(self, address: str) -> int | None:
         """Population index of a validator address, or ``None``."""

@@ -28,6 +28,7 @@ blocks of ``Chain(blocks=N + k)``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import threading
@@ -38,6 +39,7 @@ from typing import Concatenate, Final, ParamSpec, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from hmyframe.devnet._gen_accounts import COLLECT_REWARDS_TOPIC, AccountLedger, HistoryEntry, Movement
 from hmyframe.devnet._gen_activity import ActivityName
 from hmyframe.devnet._gen_activity import activity as activity_profile
 from hmyframe.devnet._gen_block import BlockFactory
@@ -60,13 +62,17 @@ from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
 from hmyframe.devnet._gen_snapshots import SnapshotViews
 from hmyframe.devnet._gen_staking import StakingEngine
 from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
+from hmyframe.devnet.bloom import bloom_hex, bloom_of
 from hmyframe.devnet.model import (
     Block,
     CxProof,
     CxReceipt,
+    Delegation,
+    Log,
     StakingTransaction,
     TokenContract,
     Transaction,
+    Undelegation,
     ValidatorSnapshot,
 )
 from hmyframe.errors import AddressError, ConfigError, short_repr
@@ -227,6 +233,15 @@ class Chain:
         self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._lock = threading.RLock()
+        self._accounts = AccountLedger(
+            self.n_shards,
+            self.epoch_length,
+            self._block,
+            lambda a: self._codec.decode_address(a) is not None,
+            self._engine.collected,
+            self._engine.released,
+            CX_PENDING_BLOCKS,
+        )
 
     def __repr__(self) -> str:
         return (
@@ -320,10 +335,29 @@ class Chain:
         leader = self._engine.leader(shard, number, view_id)
         events = self._engine.events_at(number) if shard == 0 and number > 0 else []
         block = self._factory.build(shard, number, seg, leader, events, self._tokens.ops(shard, number))
+        if any(stx.directive == "CollectRewards" for stx in block.staking_transactions):
+            block = self._with_collect_logs(block)
         self._blocks[key] = block
         if len(self._blocks) > _BLOCK_LRU:
             self._blocks.popitem(last=False)
         return block
+
+    def _with_collect_logs(self, block: Block) -> Block:
+        """``block`` with each CollectRewards' receipt log (numbered after the plain logs)."""
+        log_index = sum(len(tx.logs) for tx in block.transactions)
+        stxs: list[StakingTransaction] = []
+        for stx in block.staking_transactions:
+            if stx.directive == "CollectRewards":
+                paid = self._engine.collected(block.number, stx.index)
+                data = "0x" + paid.to_bytes((paid.bit_length() + 7) // 8, "big").hex()
+                log = Log(stx.sender, (COLLECT_REWARDS_TOPIC,), data, log_index)
+                log_index += 1
+                stx = dataclasses.replace(stx, logs=(log,))
+            stxs.append(stx)
+        logs = [log for tx in block.transactions for log in tx.logs] + [log for s in stxs for log in s.logs]
+        return dataclasses.replace(
+            block, staking_transactions=tuple(stxs), logs_bloom=bloom_hex(bloom_of(logs))
+        )
 
     def iter_blocks(self, shard: int, start: int, end: int) -> Iterator[Block]:
         """Blocks ``start .. end`` (inclusive) of ``shard``, in order, generated as iterated.
@@ -648,4 +682,67 @@ class Chain:
                         commit_bitmap=self._engine.commit_bitmap(src, number),
                     )
                 )
+        return out
+
+    # ------------------------------------------------------------------ accounts
+    @_locked
+    def balance(self, shard: int, address: str, block: int) -> int:
+        """ONE balance (atto) of ``address`` on ``shard`` **after** block ``block`` (its
+        transactions included), folded from the chain (:mod:`hmyframe.devnet._gen_accounts`).
+
+        Raises
+        ------
+        ConfigError
+            Bad shard or block number; :class:`~hmyframe.errors.AddressError` for a
+            malformed address.
+        """
+        shard = self._shard(shard)
+        block = self._number(block, "block")
+        return self._accounts.balance(shard, _address(address), block)
+
+    @_locked
+    def genesis_balance(self, shard: int, address: str) -> int:
+        """Balance of ``address`` on ``shard`` before any block (what block 0 starts from)."""
+        return self._accounts.genesis(_address(address), self._shard(shard))
+
+    @_locked
+    def balance_movements(self, shard: int, block: int) -> list[Movement]:
+        """Every balance change of block ``block`` of ``shard`` (fees, values, cross-shard
+        sends and receipts, delegations, rewards collected, undelegations paid): the ground
+        truth the balances are folded from."""
+        return self._accounts.movements(self._shard(shard), self._number(block, "block"))
+
+    @_locked
+    def accounts(self, shard: int, block: int) -> list[str]:
+        """Addresses whose balance on ``shard`` changed in blocks ``0 .. block``, sorted."""
+        return self._accounts.addresses(self._shard(shard), self._number(block, "block"))
+
+    @_locked
+    def history(self, shard: int, address: str, *, staking: bool = False) -> list[HistoryEntry]:
+        """The explorer index of ``address`` on ``shard`` at the head (``getTransactionsHistory``;
+        ``staking``: ``getStakingTransactionsHistory``), ascending by (block, index)."""
+        shard = self._shard(shard)
+        if staking and shard != 0:
+            return []
+        return self._accounts.history(shard, _address(address), self._head, staking=staking)
+
+    @_locked
+    def delegations_by_delegator(self, address: str, block: int) -> list[tuple[str, Delegation]]:
+        """``(validator, delegation)`` of each delegation of ``address`` after ``block``, in the
+        order the delegator's delegations were made (the node's delegation index)."""
+        block = self._number(block, "block")
+        delegator = _address(address)
+        state = self._engine.state_at(block)
+        out: list[tuple[str, Delegation]] = []
+        for v in state.by_delegator.get(delegator, ()):
+            vs = state.validators[v]
+            if vs is None:
+                continue
+            for d in vs.dels:
+                if d.delegator == delegator:
+                    undels = tuple(Undelegation(amount, epoch) for amount, epoch in d.undels)
+                    out.append(
+                        (self._population[v].address, Delegation(d.delegator, d.amount, d.reward, undels))
+                    )
+                    break
         return out

@@ -260,6 +260,9 @@ class StakingTransaction:
     directive: Directive
     msg: dict[str, object]
     gas_used: int = 0
+    logs: tuple[Log, ...] = ()
+    """The staking receipt's logs: a CollectRewards writes one (address the delegator, topic
+    ``keccak256("Harmony/CollectRewards")``, data the amount paid as minimal big-endian bytes)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ __all__ = [
     "log_obj",
     "receipt_bloom",
     "receipt_obj",
+    "staking_log_obj",
 ]
 
 #: ``staking.Directive`` numbers (a staking receipt's ``type``).
@@ -58,6 +59,22 @@ def log_obj(log: Log, tx: Transaction, *, namespace: Literal["hmy", "eth"] = "hm
         "transactionHash": tx.eth_hash if namespace == "eth" else tx.hash,
         "transactionIndex": hexq(tx.index),
         "blockHash": tx.block_hash,
+        "logIndex": hexq(log.log_index),
+        "removed": False,
+    }
+
+
+def staking_log_obj(log: Log, stx: StakingTransaction, position: int) -> dict[str, Any]:
+    """A staking receipt's log (a CollectRewards' payout): as :func:`log_obj`, its
+    ``transactionIndex`` the receipt's (staking index after the plain transactions)."""
+    return {
+        "address": log.address,
+        "topics": list(log.topics),
+        "data": log.data,
+        "blockNumber": hexq(stx.block_number),
+        "transactionHash": stx.hash,
+        "transactionIndex": hexq(position),
+        "blockHash": stx.block_hash,
         "logIndex": hexq(log.log_index),
         "removed": False,
     }
@@ -88,8 +105,8 @@ def receipt_obj(
     }
     if isinstance(tx, StakingTransaction):
         index = tx.index + len(block.transactions)
-        logs: list[dict[str, Any]] = []
-        bloom = EMPTY_BLOOM
+        logs: list[dict[str, Any]] = [staking_log_obj(log, tx, index) for log in tx.logs]
+        bloom = receipt_bloom(tx.logs)
         status = True
         obj["sender"] = _one(tx.sender)
         obj["type"] = num(DIRECTIVE_NUMBERS[tx.directive])

@@ -126,6 +126,9 @@ class ServerConfig:
         Size bound of the rendered-bytes cache (shared by all shards).
     gzip_level
         Compression level used when the client accepts gzip; 0 never compresses.
+    explorer
+        The node keeps the explorer index (``getTransactionsHistory`` and friends); ``False``
+        answers them as a node without it does.
     """
 
     host: str = "127.0.0.1"
@@ -137,6 +140,7 @@ class ServerConfig:
     rpc_rate_limit: RateLimit | None = None
     cache_bytes: int = 128 * 1024 * 1024
     gzip_level: int = 1
+    explorer: bool = True
 
 
 class _Endpoint:
@@ -476,6 +480,7 @@ class DevnetServer:
                 http_urls=self.urls,
                 ws_urls=self.ws_urls,
                 block_cost=config.block_cost_ms / 1000.0,
+                explorer=config.explorer,
             )
             self.nodes.append(node)
             rpc = _Endpoint(node, trace=False, server=self, config=config)

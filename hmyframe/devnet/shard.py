@@ -12,10 +12,12 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from hmyframe.devnet._gen_accounts import HistoryEntry
 from hmyframe.devnet.limits import TokenBucket
 from hmyframe.devnet.model import (
     Block,
     CxProof,
+    Delegation,
     StakingTransaction,
     Transaction,
     ValidatorSnapshot,
@@ -62,6 +64,9 @@ class ChainAPI(Protocol):
     def pending_cx_receipts(self, shard: int) -> list[CxProof]: ...
     def call(self, shard: int, address: str, data: str, block: int) -> tuple[str, str | None]: ...
     def code(self, shard: int, address: str, block: int) -> str: ...
+    def balance(self, shard: int, address: str, block: int) -> int: ...
+    def history(self, shard: int, address: str, *, staking: bool = False) -> list[HistoryEntry]: ...
+    def delegations_by_delegator(self, address: str, block: int) -> list[tuple[str, Delegation]]: ...
 
 
 class ShardState:
@@ -83,6 +88,8 @@ class ShardState:
         The node's global per-call limiter (``None``: off, the default).
     http_urls, ws_urls
         Every shard's URLs, for ``getShardingStructure``.
+    explorer
+        Whether the node keeps the explorer index (``getTransactionsHistory``...).
     block_cost
         Seconds of server time per block read (a model of the node's database reads; 0: none).
         Concurrent requests pay it concurrently, as on a multi-core node; the blocks of one
@@ -101,8 +108,10 @@ class ShardState:
         http_urls: Sequence[str] = (),
         ws_urls: Sequence[str] = (),
         block_cost: float = 0.0,
+        explorer: bool = True,
     ) -> None:
         self.chain = chain
+        self.explorer = explorer
         self.block_cost = block_cost
         self.shard = shard
         self.profile: Profile = profile

@@ -34,14 +34,15 @@ ROUTES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         r"_(getDelegationsByValidator|getDelegationsByDelegator|getDelegationsByDelegatorByBlockNumber|"
         r"getDelegationsByDelegatorAndValidator)$",
-        ("delegations", "undelegations"),
+        ("delegations", "undelegations", "delegator_delegations"),
     ),
+    (r"_(getBalanceByBlockNumber|getBalance)$", ("balances",)),
     (r"_(getPendingCXReceipts|getCXReceiptByHash)$", ("cx_receipts",)),
     (r"_getShardingStructure$", ("shards",)),
     (r"_getTransactionCount$", ("tx_counts",)),
     (r"_call$", ("tokens",)),
     (r"^trace_(block|transaction)$", ("traces",)),
-    (r"_getTransactionReceipt$", ("receipts",)),
+    (r"_getTransactionReceipt$", ("receipts", "rewards_collected")),
 )
 
 

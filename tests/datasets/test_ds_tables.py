@@ -48,6 +48,26 @@ def _sample_table(name: str) -> pa.Table:
         tables.append(DATASETS[name].convert(payloads, ConvertContext(shard_id=0, token_calls=calls)))
     if DATASETS[name].source == "logs":  # the one recorded getLogs sample is not JSON
         tables.append(DATASETS[name].convert([as_bytes(token_logs())], CTX))
+    if name == "token_balances":  # balanceOf answers: a balance, a missing function, a revert
+        holders = [("one1rgl8538wyygp6ltyl0efkrm0rlpftaertskl80", "0x" + "11" * 20, 1)] * 3
+        answers = [
+            '"0x' + f"{2**255 + 7:064x}" + '"',
+            '"0x"',
+            '{"error": {"code": 3, "message": "execution reverted"}}',
+        ]
+        tables.append(
+            DATASETS[name].convert(
+                [a.encode() for a in answers], ConvertContext(shard_id=0, token_holders=holders)
+            )
+        )
+    if name in ("native_transfers", "account_transactions"):  # derived from other datasets' tables
+        txs = _sample_table("transactions")
+        derived = (
+            (txs, _sample_table("traces"))
+            if name == "native_transfers"
+            else (txs, txs["from_address_hex"].to_pylist())
+        )
+        tables.append(DATASETS[name].build(derived, CTX))
     return pa.concat_tables(tables)
 
 
@@ -72,6 +92,12 @@ def test_registry_names_and_lookup():
         "shards",
         "tx_counts",
         "tokens",
+        "balances",
+        "account_transactions",
+        "delegator_delegations",
+        "native_transfers",
+        "rewards_collected",
+        "token_balances",
     ]
     for name, ds in DATASETS.items():
         assert get(name) is ds

@@ -70,6 +70,14 @@ NULLABLE = frozenset(
 SERVED = set(served_methods(trace_port=True))
 #: Methods whose docs sample shows a string where the node's handler answers a JSON number.
 DOCS_NUMBER_NOT_STRING = frozenset({"hmy_epochLastBlock"})
+#: Docs samples showing a v2 balance as a decimal string: the node's v2 handler answers a
+#: ``*big.Int``, a JSON number (tests/real/samples.json rejects both samples for that).
+DOCS_BALANCE_NOT_STRING = frozenset(
+    {
+        "hmyv2_getBalanceByBlockNumber__docs-home.api.account-methods.hmy_getbalancebyblocknumber.json",
+        "hmyv2_getBalance__docs-home.api.account-methods.hmy_getbalance.json",
+    }
+)
 # (file, method) of every sample, read at collection time for the parametrization; the
 # parsed samples come from the shared ``samples`` fixture.
 INDEX = [
@@ -230,6 +238,25 @@ def build(sample: Sample, chain: Chain) -> Ask:
         return Ask([])
     if name == "getFilterChanges":
         return Ask(["<id>"], setup="hmy_newBlockFilter")
+    sender = hex_to_one(busy.transactions[0].sender)
+    staker = hex_to_one(busy.staking_transactions[0].sender)
+    if name == "getBalanceByBlockNumber":
+        return Ask([sender, _num(busy.number, gen)])
+    if name == "getBalance":
+        return Ask([sender, "0x1"] if gen == 1 else [sender])
+    if name in ("getTransactionsHistory", "getStakingTransactionsHistory"):
+        listed = result.get(next(iter(result))) if isinstance(result, dict) else None
+        # harmony-test's references list whole transactions under a request saying fullTx
+        # False (the node answers hashes then): ask for what the reference shows
+        full = bool(listed) and isinstance(listed[0], dict)
+        args = {"address": staker if "Staking" in name else sender, "pageIndex": 0, "pageSize": 1000}
+        return Ask([{**args, "fullTx": full, "txType": "ALL", "order": "ASC"}])
+    if name in ("getTransactionsCount", "getStakingTransactionsCount"):
+        return Ask([staker if "Staking" in name else sender, "SENT"])
+    if name == "getDelegationsByDelegator":
+        return Ask([hex_to_one(validator)])
+    if name == "getDelegationsByDelegatorByBlockNumber":
+        return Ask([hex_to_one(validator), _num(head, gen)])
     raise AssertionError(f"no request builder for {method}")
 
 
@@ -313,7 +340,7 @@ async def test_sample_fidelity(
         reference = {k: v for k, v in envelope_sample.items() if k != "result"}
         assert_structure(reference, envelope, path="$", floats_ok=floats_ok)
     got = envelope["result"]
-    if sample.method in DOCS_NUMBER_NOT_STRING:
+    if sample.method in DOCS_NUMBER_NOT_STRING or sample.file in DOCS_BALANCE_NOT_STRING:
         assert isinstance(got, int)
         assert not isinstance(got, bool)
         return

@@ -10,10 +10,13 @@ method table (:mod:`._table`).
 * :mod:`.receipts`: ``getTransactionReceipt`` (plain and staking), ``getBlockReceipts``;
 * :mod:`.logs`: ``getLogs`` and filters (``hmy_`` and ``eth_`` only, as the node);
 * :mod:`.contracts`: ``call`` and ``getCode`` (also ``eth_``);
+* :mod:`.accounts`: balances, the explorer's transaction history and counts, delegations by
+  delegator;
 * :mod:`.eth`: the rest of the Ethereum namespace (``eth_*``, ``web3_*``).
 """
 
 from hmyframe.devnet.methods import (
+    accounts,
     blocks,
     contracts,
     eth,
@@ -30,6 +33,7 @@ __all__ = [
     "METHODS",
     "Handler",
     "Method",
+    "accounts",
     "blocks",
     "contracts",
     "eth",

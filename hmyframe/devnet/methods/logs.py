@@ -35,7 +35,7 @@ from hmyframe.devnet.params import (
     hash_param,
     invalid,
 )
-from hmyframe.devnet.receipts import log_obj
+from hmyframe.devnet.receipts import log_obj, staking_log_obj
 from hmyframe.devnet.render import Gen, encode
 
 if TYPE_CHECKING:
@@ -157,6 +157,15 @@ def _block_logs(block: Block, crit: LogCriteria, namespace: Literal["hmy", "eth"
                 continue
             if all(not alts or log.topics[i] in alts for i, alts in enumerate(crit.topics)):
                 out.append(log_obj(log, tx, namespace=namespace))
+    # staking receipts' logs (a CollectRewards' payout) follow, as the node's block receipts do
+    for k, stx in enumerate(block.staking_transactions):
+        for log in stx.logs:
+            if crit.addresses and log.address not in crit.addresses:
+                continue
+            if len(crit.topics) > len(log.topics):
+                continue
+            if all(not alts or log.topics[i] in alts for i, alts in enumerate(crit.topics)):
+                out.append(staking_log_obj(log, stx, len(block.transactions) + k))
     return out
 
 

@@ -1,0 +1,230 @@
+"""Accounts over real HTTP against the devnet: balances (semantics, cache, batching, bad input),
+and the conservation proof: for every devnet address and several (b1, b2), the change of its
+balance equals what the other datasets say moved in between."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import hmyframe
+from hmyframe.devnet import Chain, Devnet
+from hmyframe.devnet._gen_staking import LOCK_EPOCHS
+from hmyframe.devnet.chain import CX_PENDING_BLOCKS
+from hmyframe.errors import AddressError, ConfigError, HistoryUnavailableError
+
+CHAIN = {"seed": 3, "blocks": 400, "epoch_length": 20, "validators": 40}
+HEAD = 399
+PAIRS = [(0, HEAD), (100, 250), (37, 38), (259, 260)]
+
+
+@pytest.fixture(scope="module")
+def net() -> Iterator[Devnet]:
+    with Devnet(**CHAIN, validator_rate_limit=False) as devnet:
+        yield devnet
+
+
+@pytest.fixture(scope="module")
+def truth() -> Chain:
+    return Chain(**CHAIN)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("accounts-cache")
+
+
+def _ints(series: pd.Series) -> list[int]:
+    return [int(v) for v in series]
+
+
+def test_balance_is_the_state_after_the_block(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    """A transaction of block N is in balance(N), not in balance(N - 1); v1 and v2 agree."""
+    n = next(n for n in range(50, HEAD) if truth.block(0, n).transactions)
+    tx = truth.block(0, n).transactions[0]
+    for version in (1, 2):
+        df = hmyframe.balances(
+            [tx.sender], blocks=[n - 1, n], rpc=net, cache=tmp_path / str(version),
+            options=hmyframe.FetchOptions(version=version),
+        )  # fmt: skip
+        before, after = _ints(df["balance"])
+        fee = tx.gas_used * tx.gas_price
+        moved = sum(m.amount for m in truth.balance_movements(0, n) if m.address == tx.sender)
+        assert after - before == moved
+        assert moved <= -fee  # the block's fee (and maybe more) is already in balance(n)
+        assert (before, after) == (truth.balance(0, tx.sender, n - 1), truth.balance(0, tx.sender, n))
+
+
+def test_cached_balances_are_read_again_without_a_request(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    addresses = truth.accounts(1, 120)[:300]
+    first = hmyframe.balances(addresses, blocks=range(0, 121, 40), shard=1, rpc=net, cache=tmp_path)
+    assert len(first) == 300 * 4
+    assert _ints(first["balance"]) == [
+        truth.balance(1, a, b) for a, b in zip(first["address_hex"], first["block_number"], strict=True)
+    ]
+    net.stats.reset()
+    again = hmyframe.balances(addresses[::-1], blocks=[0, 40, 80, 120], shard=1, rpc=net, cache=tmp_path)
+    assert net.stats.calls_of("hmyv2_getBalanceByBlockNumber") == 0
+    pd.testing.assert_frame_equal(first, again)
+    # one more address at a cached block: only it is asked for, the file grows by union
+    extra = truth.accounts(1, 120)[300]
+    grown = hmyframe.balances([addresses[0], extra], blocks=40, shard=1, rpc=net, cache=tmp_path)
+    assert net.stats.calls_of("hmyv2_getBalanceByBlockNumber") == 1
+    assert _ints(grown["balance"]) == [truth.balance(1, a, 40) for a in grown["address_hex"]]
+
+
+def test_balances_are_batched(net: Devnet, truth: Chain) -> None:
+    addresses = truth.accounts(0, 200)[:1000]
+    net.stats.reset()
+    df = hmyframe.balances(addresses, blocks=200, rpc=net, cache=False)
+    assert len(df) == 1000
+    assert net.stats.calls_of("hmyv2_getBalanceByBlockNumber") == 1000
+    assert net.stats.http_requests <= 20  # batches of 100, not one request per address
+
+
+def test_bad_input_is_one_line_and_caches_nothing(net: Devnet, tmp_path: Path) -> None:
+    good = "0x" + "12" * 20
+    with pytest.raises(AddressError) as bad:
+        hmyframe.balances([good, "one1notanaddress"], blocks=3, rpc=net, cache=tmp_path)
+    assert "one1notanaddress" in str(bad.value)
+    assert "\n" not in str(bad.value)
+    with pytest.raises(ConfigError, match=r"^block 400 is beyond the head 399 of shard 0$"):
+        hmyframe.balances([good], blocks=[3, 400], rpc=net, cache=tmp_path)
+    assert not list(tmp_path.rglob("*.parquet"))
+
+
+def test_seen_addresses_and_epochs(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    df = hmyframe.balances("seen", blocks=[10, 20], rpc=net, cache=tmp_path)
+    seen = {
+        a for n in range(10, 21) for tx in truth.block(0, n).transactions for a in (tx.sender, tx.to) if a
+    }
+    assert set(df["address_hex"]) == seen
+    epochs = hmyframe.balances([truth.validator_addresses()[0]], blocks="epochs", rpc=net, cache=tmp_path)
+    assert list(epochs["block_number"]) == [e * 20 + 19 for e in range(HEAD // 20)]
+
+
+def test_history_and_a_node_without_it(net: Devnet, truth: Chain, make_devnet: object) -> None:
+    address = max(truth.accounts(0, HEAD)[:400], key=lambda a: len(truth.history(0, a)))
+    df = hmyframe.account_transactions([address], rpc=net)
+    entries = truth.history(0, address)
+    assert list(df["transaction_hash"]) == [e.tx_hash for e in entries]
+    want = ["self" if False else ("received" if e.received else "sent") for e in entries]
+    assert [d if d != "self" else "received" for d in df["direction"]] == want
+    bare = make_devnet(blocks=20, explorer=False)  # type: ignore[operator]
+    with pytest.raises(HistoryUnavailableError) as error:
+        hmyframe.account_transactions([address], rpc=bare)
+    assert "explorer service not started" in str(error.value)
+    assert "\n" not in str(error.value)
+    empty = hmyframe.account_transactions(["0x" + "34" * 20], rpc=net)
+    assert empty.empty
+
+
+def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[int, str], int]:
+    """Per (shard, address): what the datasets say moved in blocks b1+1 .. b2."""
+    delta: dict[tuple[int, str], int] = defaultdict(int)
+    if b2 <= b1:
+        return delta
+    for shard in (0, 1):
+        moved = hmyframe.native_transfers(b1 + 1, b2, shard, rpc=net, cache=cache)
+        for kind, src, dst, value in zip(
+            moved["kind"], moved["from_address_hex"], moved["to_address_hex"], moved["value"], strict=True
+        ):
+            delta[(shard, src)] -= int(value)
+            if kind != "cross_shard":
+                delta[(shard, dst)] += int(value)
+        receipts = hmyframe.receipts(b1 + 1, b2, shard, rpc=net, cache=cache)
+        for src, fee in zip(receipts["from_address_hex"], receipts["fee"], strict=True):
+            delta[(shard, src)] -= int(fee)
+        # cross-shard receipts: the devnet credits a send of block n at block n + CX_PENDING_BLOCKS
+        other = 1 - shard
+        lo, hi = b1 + 1 - CX_PENDING_BLOCKS, b2 - CX_PENDING_BLOCKS
+        if hi >= max(lo, 1):
+            sent = hmyframe.transactions(max(lo, 1), hi, other, rpc=net, cache=cache)
+            for to_shard, dst, value in zip(
+                sent["to_shard_id"], sent["to_address_hex"], sent["value"], strict=True
+            ):
+                if to_shard == shard:
+                    delta[(shard, dst)] += int(value)
+    staking = hmyframe.staking_transactions(b1 + 1, b2, rpc=net, cache=cache)
+    for directive, src, amount in zip(
+        staking["directive"], staking["from_address_hex"], staking["amount"], strict=True
+    ):
+        if directive in ("Delegate", "CreateValidator"):
+            delta[(0, src)] -= int(amount)
+    rewards = hmyframe.rewards_collected(b1 + 1, b2, rpc=net, cache=cache)
+    assert rewards["reason"].isna().all()
+    for who, amount in zip(rewards["delegator_address_hex"], rewards["amount"], strict=True):
+        delta[(0, who)] += int(amount)
+    # undelegations paid at the last block L of an epoch: those made LOCK_EPOCHS - 1 epochs before
+    everyone = hmyframe.staking_transactions(0, b2, rpc=net, cache=cache)
+    undelegators = sorted(set(everyone.loc[everyone["directive"] == "Undelegate", "from_address_hex"]))
+    for last in range(19, b2 + 1, 20):
+        if last <= b1 or not undelegators:
+            continue
+        pending = hmyframe.delegator_undelegations(undelegators, block=last, rpc=net)
+        for who, amount, epoch in zip(
+            pending["delegator_address_hex"], pending["amount"], pending["epoch"], strict=True
+        ):
+            if epoch + LOCK_EPOCHS - 1 == last // 20:
+                delta[(0, who)] += int(amount)
+    return delta
+
+
+def test_conservation_every_address(net: Devnet, truth: Chain, cache: Path) -> None:
+    """balance(b2) - balance(b1) == what the datasets say moved, for every devnet address that
+    ever moved, on both shards, for each (b1, b2) in PAIRS; a difference names the address and
+    the first block where the running sum breaks (bisected)."""
+    checked = 0
+    for shard in (0, 1):
+        addresses = truth.accounts(shard, HEAD)
+        blocks = sorted({b for pair in PAIRS for b in pair})
+        df = hmyframe.balances(addresses, blocks=blocks, shard=shard, rpc=net, cache=cache)
+        at = {
+            (a, int(b)): int(v)
+            for a, b, v in zip(df["address_hex"], df["block_number"], df["balance"], strict=True)
+        }
+        for b1, b2 in PAIRS:
+            expected = _expected_deltas(net, cache, b1, b2)
+            for address in addresses:
+                got = at[(address, b2)] - at[(address, b1)]
+                want = expected.get((shard, address), 0)
+                if got != want:
+                    first = _first_break(net, cache, shard, address, b1, b2)
+                    pytest.fail(
+                        f"shard {shard} {address}: balance({b2}) - balance({b1}) = {got}, the datasets say {want}; "
+                        f"first block where they part: {first}"
+                    )
+                checked += 1
+    assert checked > 8 * 3000  # every address of both shards, each pair
+
+
+def _first_break(net: Devnet, cache: Path, shard: int, address: str, b1: int, b2: int) -> int:
+    lo, hi = b1, b2  # invariant: agrees at lo, disagrees at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        bal = hmyframe.balances([address], blocks=[b1, mid], shard=shard, rpc=net, cache=cache)
+        got = int(bal["balance"].iloc[1]) - int(bal["balance"].iloc[0])
+        if got == _expected_deltas(net, cache, b1, mid).get((shard, address), 0):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def test_token_balances_and_holders_agree(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    token = next(t for t in truth.tokens(0) if t.standard == "hrc20")
+    ledger = truth.token_ledger(0, 300)
+    holders = [truth.token_holder(i) for i in range(12)]
+    df = hmyframe.token_balances(token.address, holders_of=holders, block=300, rpc=net, cache=tmp_path)
+    idx = truth.tokens(0).index(token)
+    want = (
+        {truth.token_holder(i): v for i, v in ledger.balances[idx].items()} if idx in ledger.balances else {}
+    )
+    assert [int(v) for v in df["token_balance"]] == [want.get(h, 0) for h in df["holder_address_hex"]]
+    replayed = hmyframe.holders(token.address, 0, 300, rpc=net, cache=tmp_path)
+    assert replayed.attrs["standard"] is True
+    assert replayed.attrs["checked"] > 0
