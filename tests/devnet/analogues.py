@@ -1,0 +1,309 @@
+"""The devnet request analogous to a recorded one: same method, same param forms, values taken
+from the devnet's chain (its blocks, hashes and addresses) instead of the recording's.
+
+Two entry points, shared by the replay tests of tests/devnet:
+
+* :func:`build`: for a vendored sample (``tests/samples``; its params are often Python source,
+  so the analogue is chosen by method), used by test_sample_fidelity and, for the corpus
+  answers that are samples, by test_shape_parity;
+* :func:`analogue`: for any answer of the corpus of real node answers (``real_corpus``): a
+  sample goes through :func:`build`; an answer with its JSON params gets the same param forms
+  (a hex block number stays hex, upper-case digits stay upper-case, an option object is sent
+  as is) around a devnet subject *like the real one*: an empty block for an empty block, a
+  transaction with logs for one with logs, an Ethereum-form hash where the node was asked by
+  its Ethereum-form hash, and so on, so that every list the real answer fills is filled in the
+  devnet's too.
+
+:func:`post` sends an :class:`Ask` to a devnet over HTTP and returns the decoded envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+
+from hmyframe.addresses import to_one as hex_to_one
+from hmyframe.devnet import Chain, Devnet
+from hmyframe.devnet.model import Block, Transaction
+
+if TYPE_CHECKING:
+    from real_corpus import Answer
+
+    from tests.conftest import Sample
+
+__all__ = ["Ask", "analogue", "build", "find_block", "find_tx", "post"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The analogous request: shard, params, trace port?, and the envelope id to use."""
+
+    params: list[Any]
+    shard: int = 0
+    trace: bool = False
+    setup: str | None = None  # a method called first whose result replaces params[0] (filter ids)
+
+
+def find_block(chain: Chain, shard: int, pred: Callable[[Block], bool]) -> Block:
+    """The first block after genesis that satisfies ``pred``."""
+    for n in range(1, chain.head(shard)):
+        block = chain.block(shard, n)
+        if pred(block):
+            return block
+    raise AssertionError("no suitable block in the devnet chain")
+
+
+def find_tx(chain: Chain, pred: Callable[[Transaction], bool]) -> Transaction:
+    """The first plain transaction of shard 0 that satisfies ``pred``."""
+    for n in range(1, chain.head(0)):
+        for tx in chain.block(0, n).transactions:
+            if pred(tx):
+                return tx
+    raise AssertionError("no suitable transaction in the devnet chain")
+
+
+# kept under their old names for the sample builder below
+_block = find_block
+_tx = find_tx
+
+
+def _num(value: int, gen: int) -> Any:
+    return hex(value) if gen == 1 else value
+
+
+async def post(net: Devnet, method: str, ask: Ask, request_id: Any = 1) -> dict[str, Any]:
+    """Send ``ask`` as ``method`` to ``net`` (its trace port if asked) and decode the envelope."""
+    url = (net.trace_urls if ask.trace else net.urls)[ask.shard]
+    async with aiohttp.ClientSession() as http:
+        if ask.setup is not None:
+            first = {"jsonrpc": "2.0", "id": 1, "method": ask.setup, "params": []}
+            async with http.post(url, json=first) as resp:
+                ask = Ask([json.loads(await resp.read())["result"], *ask.params[1:]], ask.shard, ask.trace)
+        payload = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": ask.params}
+        async with http.post(url, json=payload) as resp:
+            assert resp.status == 200, f"{method}: HTTP {resp.status}"
+            envelope: dict[str, Any] = json.loads(await resp.read())
+    return envelope
+
+
+# -- samples (params often given as Python source: chosen by method) ------------------------------
+
+
+def build(sample: Sample, chain: Chain) -> Ask:
+    """The devnet request analogous to ``sample``'s (method-specific)."""
+    method = sample.method
+    gen = 2 if method.startswith("hmyv2_") else 1
+    name = method.split("_", 1)[1] if method.startswith("hmy") else method
+    request = sample.request if isinstance(sample.request, dict) else {}
+    given = request.get("params") if isinstance(request.get("params"), list) else None
+    head = chain.head(0)
+    busy = _block(chain, 0, lambda b: len(b.transactions) > 1 and len(b.staking_transactions) > 0)
+    quiet = _block(chain, 0, lambda b: not b.staking_transactions and len(b.transactions) > 0)
+    validator = chain.validator_addresses()[0]
+    result = sample.result
+
+    if name in ("blockNumber", "getEpoch", "getShardingStructure", "getPendingCXReceipts", "net_version"):
+        return Ask([])
+    if name == "epochLastBlock":
+        return Ask([1])
+    if name in ("getAllValidatorAddresses", "getElectedValidatorAddresses"):
+        return Ask([])
+    if name == "getAllValidatorInformation":
+        return Ask([] if given == [] else [0])
+    if name == "getAllValidatorInformationByBlockNumber":
+        return Ask([0, head if given is not None or gen == 2 else hex(head)])
+    if name == "getValidatorInformation":
+        return Ask([hex_to_one(validator)])
+    if name == "getValidatorInformationByBlockNumber":
+        return Ask([hex_to_one(validator), _num(head, gen)])
+    if name == "getBlockByNumber":
+        if gen == 1:
+            return Ask([hex(busy.number), True])
+        opts = given[1] if given is not None else {"InclStaking": True}
+        return Ask([busy.number, opts])
+    if name == "getBlockByHash":
+        if gen == 1:
+            return Ask([busy.hash, True])
+        return Ask([busy.hash, given[1] if given is not None else {"fullTx": True, "inclTx": True}])
+    if name == "getBlocks":
+        if given is not None:
+            return Ask([_num(0, gen), _num(1, gen), given[2]] if gen == 1 else [1, 2, given[2]])
+        return Ask(
+            [_num(busy.number - 1, gen), _num(busy.number + 1, gen), {"fullTx": True, "inclStaking": True}]
+        )
+    if name == "getBlockSigners":
+        return Ask([_num(2, gen)])
+    if name == "getBlockTransactionCountByHash":
+        return Ask([busy.hash])
+    if name == "getBlockTransactionCountByNumber":
+        return Ask([_num(busy.number, gen)])
+    if name in ("getTransactionByBlockHashAndIndex", "getTransactionByBlockNumberAndIndex"):
+        where = busy.hash if "Hash" in name else _num(busy.number, gen)
+        return Ask([where, _num(0, gen)])
+    if name in ("getStakingTransactionByBlockHashAndIndex", "getStakingTransactionByBlockNumberAndIndex"):
+        assert result is None  # the samples show a block without staking transactions
+        where = quiet.hash if "Hash" in name else _num(quiet.number, gen)
+        return Ask([where, _num(0, gen)])
+    if name == "getStakingTransactionByHash":
+        assert result is None  # the sample asked with a plain transaction's hash
+        return Ask([quiet.transactions[0].hash])
+    if name == "getTransactionByHash":
+        return Ask([_tx(chain, lambda t: t.to is not None).hash])
+    if name == "getCXReceiptByHash":
+        return Ask([_tx(chain, lambda t: t.is_cross_shard).hash])
+    if name == "getTransactionCount":
+        sender = _tx(chain, lambda t: t.nonce > 0).sender
+        address = hex_to_one(sender) if str(given[0]).startswith("one1") else sender
+        return Ask([address, given[1] if gen == 1 else head])
+    if method == "trace_block":
+        traced = _block(chain, 0, lambda b: any(t.trace is not None for t in b.transactions))
+        return Ask([hex(traced.number).upper().replace("0X", "0x")], trace=True)
+    if method == "trace_transaction":
+        return Ask([_tx(chain, lambda t: t.trace is not None).hash], trace=True)
+    if name == "call":
+        return Ask([{"to": chain.tokens(0)[0].address, "data": "0x313ce567"}, "latest"])
+    if name == "getCode":
+        return Ask([chain.tokens(0)[0].address, "latest"])
+    if name == "getTransactionReceipt":
+        if "staking" in sample.file:
+            return Ask([busy.staking_transactions[0].hash])
+        return Ask([_tx(chain, lambda t: t.to is not None and not t.logs).hash])
+    if name == "getLogs":
+        return Ask([{"fromBlock": hex(busy.number), "toBlock": hex(busy.number)}])
+    if name == "newFilter":
+        return Ask([{"BlockHash": busy.hash}] if given and "BlockHash" in given[0] else [{"topics": []}])
+    if name in ("newBlockFilter", "eth_newBlockFilter"):
+        return Ask([])
+    if name == "getFilterChanges":
+        return Ask(["<id>"], setup="hmy_newBlockFilter")
+    raise AssertionError(f"no request builder for {method}")
+
+
+# -- answers with their JSON params: same forms, a subject like the real one ----------------------
+
+
+def _like_number(given: Any, number: int) -> Any:
+    """``number`` written the way ``given`` was: JSON integer, hex (same digit case), decimal
+    string; a block tag stays the tag."""
+    if isinstance(given, bool) or not isinstance(given, int | str):
+        raise AssertionError(f"not a block number param: {given!r}")
+    if isinstance(given, int):
+        return number
+    if given in ("latest", "earliest", "pending"):
+        return given
+    if given[:2] in ("0x", "0X"):
+        digits = format(number, "x")
+        return given[:2] + (digits.upper() if given[2:] != given[2:].lower() else digits)
+    return str(number)
+
+
+def _is_creation(value: Any) -> bool:
+    return value is None or value == ""
+
+
+@dataclass(frozen=True)
+class _Like:
+    """What the real subject looks like (from its answer), for choosing the devnet's."""
+
+    txs: bool | None = None  # has plain transactions (None: any)
+    staking: bool | None = None  # has staking transactions
+    logs: bool | None = None  # (some of) its transactions have logs
+    creation: bool | None = None  # (some of) its transactions create a contract
+
+    def block_ok(self, block: Block) -> bool:
+        txs = block.transactions
+        return (
+            (self.txs is None or bool(txs) == self.txs)
+            and (self.staking is None or bool(block.staking_transactions) == self.staking)
+            and (self.logs is None or any(t.logs for t in txs) == self.logs)
+            and (self.creation is None or any(t.to is None for t in txs) == self.creation)
+        )
+
+    def tx_ok(self, tx: Transaction) -> bool:
+        return (self.logs is None or bool(tx.logs) == self.logs) and (
+            self.creation is None or (tx.to is None) == self.creation
+        )
+
+
+def _like_block(result: dict[str, Any]) -> _Like:
+    staking = result.get("stakingTransactions")
+    return _Like(
+        txs=bool(result.get("transactions")),
+        staking=None if staking is None else bool(staking),
+    )
+
+
+def _like_receipts(receipts: list[dict[str, Any] | None]) -> _Like:
+    plain = [r for r in receipts if r is not None and "sender" not in r]
+    return _Like(
+        txs=bool(plain),
+        staking=any(r is None or "sender" in r for r in receipts),
+        logs=any(r["logs"] for r in plain),
+        creation=any(_is_creation(r.get("to")) for r in plain),
+    )
+
+
+def _hash_form(answer: Answer, given: str) -> str:
+    """``"harmony"`` or ``"eth"``: which of a transaction's two hashes the node was asked by."""
+    result = answer.result if isinstance(answer.result, dict) else {}
+    shown = result.get("transactionHash", result.get("hash"))
+    if result.get("ethHash") == given:
+        return "eth"
+    if answer.namespace == "eth":
+        return "eth" if shown == given else "harmony"
+    return "harmony" if shown == given else "eth"
+
+
+def _from_params(answer: Answer, chain: Chain) -> Ask:
+    name, params, result = answer.name, list(answer.params), answer.result
+    if name in ("getBlockByNumber", "getBlockByHash"):
+        block = find_block(chain, 0, _like_block(result).block_ok)
+        first = block.hash if name == "getBlockByHash" else _like_number(params[0], block.number)
+        return Ask([first, *params[1:]])
+    if name == "getBlockReceipts":
+        block = find_block(chain, 0, _like_receipts(result).block_ok)
+        return Ask([block.hash])
+    if name in ("getTransactionReceipt", "getTransactionByHash"):
+        if "sender" in result or "msg" in result:
+            raise AssertionError(f"{answer.id}: add a staking-transaction analogue")
+        like = _Like(logs=bool(result.get("logs")) if "logs" in result else None)
+        like = _Like(logs=like.logs, creation=_is_creation(result.get("to")))
+        tx = find_tx(chain, like.tx_ok)
+        return Ask([tx.eth_hash if _hash_form(answer, params[0]) == "eth" else tx.hash])
+    if name == "getLogs":
+        (criteria,) = params
+        if result:
+            block = find_block(chain, 0, _Like(logs=True).block_ok)
+            address = next(log.address for t in block.transactions for log in t.logs)
+        else:
+            block = find_block(chain, 0, _Like(txs=False).block_ok)
+            address = chain.tokens(0)[0].address
+        out = dict(criteria)
+        for key in ("fromBlock", "toBlock"):
+            if key in out:
+                out[key] = _like_number(out[key], block.number)
+        if "blockHash" in out:
+            out["blockHash"] = block.hash
+        if "address" in out:
+            out["address"] = address if isinstance(out["address"], str) else [address]
+        return Ask([out])
+    raise AssertionError(f"{answer.id}: no analogue for {answer.method} with params; add one to analogues.py")
+
+
+def analogue(answer: Answer, chain: Chain, sample: Sample | None = None) -> tuple[str, Ask]:
+    """The method and request to send the devnet for a corpus answer.
+
+    ``sample`` is the vendored sample the answer comes from (``samples/...`` ids), else ``None``.
+    An unknown-method error answer is replayed with another unknown method.
+    """
+    if answer.method == "invalid_method":
+        return "invalid_" + "d41d8cd98f00", Ask([])
+    if sample is not None:
+        return answer.method, build(sample, chain)
+    if answer.params is None:
+        raise AssertionError(f"{answer.id}: neither a sample nor params to build a request from")
+    return answer.method, _from_params(answer, chain)
