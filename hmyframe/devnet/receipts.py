@@ -4,7 +4,8 @@
 * A block's receipts are its plain transactions' then its staking transactions';
   ``cumulativeGasUsed`` runs across both and ends at the block's ``gasUsed``; a staking
   receipt's ``transactionIndex`` is its staking index plus the number of plain transactions.
-* Current node (keys sorted: the node re-marshals through a map): plain receipts carry
+* Current node (keys sorted at every depth, the logs' too: the node re-marshals through a map,
+  ``NewStructuredResponse``): plain receipts carry
   ``from``/``to`` (one1; a creation's ``from`` is EIP-55-less 0x hex here, ``to`` ``""``),
   ``shardID``, ``contractAddress`` (the zero address unless a creation), ``root`` ``"0x"``,
   ``status``, ``effectiveGasPrice`` (the gas price); staking receipts ``sender`` (one1) and
@@ -14,7 +15,8 @@
   ``contractAddress`` null unless a creation, ``root`` the block's state root (the docs' v1
   samples show ``root``, the CLI's and v2's ``status``: both are sent); no ``getBlockReceipts``
   (a later addition).
-* Logs are the same in every namespace and generation: lower-case 0x ``address``, hex
+* Logs are the same in every namespace and generation (``types.Log`` field order in ``getLogs``
+  and in legacy receipts, sorted keys inside today's receipts): lower-case 0x ``address``, hex
   ``blockNumber``/``transactionIndex``/``logIndex``, ``removed`` false; their
   ``transactionHash`` is the Harmony hash (``hmy``) or the Ethereum-form hash (``eth``).
 """
@@ -26,7 +28,7 @@ from typing import Any, Literal
 from hmyframe.addresses import to_one as _one
 from hmyframe.devnet.bloom import bloom_hex, bloom_of
 from hmyframe.devnet.model import EMPTY_BLOOM, ZERO_ADDRESS, Block, Log, StakingTransaction, Transaction
-from hmyframe.devnet.render import Gen, Profile, hexq
+from hmyframe.devnet.render import Gen, Profile, hexq, structured
 
 __all__ = [
     "DIRECTIVE_NUMBERS",
@@ -134,7 +136,9 @@ def receipt_obj(
     obj["status"] = num(int(status))
     obj["transactionHash"] = tx.hash
     obj["transactionIndex"] = num(index)
-    return dict(sorted(obj.items()))
+    # today's node sends the receipt through NewStructuredResponse (keys sorted at every depth,
+    # the logs' too); the early-2020 node sent a Go map holding the logs as structs
+    return structured(obj) if not legacy else dict(sorted(obj.items()))
 
 
 def block_receipt_objs(block: Block, *, gen: Gen, profile: Profile) -> list[dict[str, Any]]:
@@ -149,8 +153,9 @@ def block_receipt_objs(block: Block, *, gen: Gen, profile: Profile) -> list[dict
 
 
 def eth_receipt_obj(tx: Transaction, cumulative_gas_used: int) -> dict[str, Any]:
-    """A plain transaction's receipt in the Ethereum namespace (keys sorted, as the node's map)."""
-    return {
+    """A plain transaction's receipt in the Ethereum namespace (the node's map, sent through
+    ``NewStructuredResponse``: keys sorted at every depth, the logs' too)."""
+    obj = {
         "blockHash": tx.block_hash,
         "blockNumber": hexq(tx.block_number),
         "contractAddress": None if tx.contract_address is None else tx.contract_address.lower(),
@@ -165,6 +170,7 @@ def eth_receipt_obj(tx: Transaction, cumulative_gas_used: int) -> dict[str, Any]
         "transactionHash": tx.eth_hash,
         "transactionIndex": hexq(tx.index),
     }
+    return structured(obj)
 
 
 def cumulative_gas(block: Block, position: int) -> int:

@@ -40,7 +40,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import msgspec
 
@@ -77,11 +77,14 @@ __all__ = [
     "legacy_validator_obj",
     "sharding_structure_obj",
     "staking_transaction_obj",
+    "structured",
     "trace_objs",
     "transaction_obj",
     "validator_obj",
     "wrap_legacy_validators",
 ]
+
+_T = TypeVar("_T")
 
 Profile = Literal["current", "legacy"]
 Gen = Literal[1, 2]
@@ -126,6 +129,25 @@ def _one(address: str) -> str:
     return hex_to_one(address)
 
 
+def structured(obj: _T) -> _T:
+    """What the node's ``NewStructuredResponse`` (``rpc/harmony/types.go``) makes of a value.
+
+    The node marshals the value, decodes the JSON into a ``map[string]interface{}`` and sends
+    that map: the keys of every object come out sorted, at every depth (the logs inside a
+    receipt, the ``msg`` of a staking transaction, the header of a cross-shard proof), while a
+    struct sent as it is keeps its fields' order. Values are unchanged.
+    """
+    return cast(_T, _sorted_keys(obj))
+
+
+def _sorted_keys(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {key: _sorted_keys(obj[key]) for key in sorted(obj)}
+    if isinstance(obj, list):
+        return [_sorted_keys(value) for value in obj]
+    return obj
+
+
 def _check_profile(profile: str) -> None:
     if profile not in PROFILES:
         raise ConfigError(f"profile {profile!r} is not one of {', '.join(PROFILES)}")
@@ -150,7 +172,7 @@ def transaction_obj(
     profile
         ``"current"`` or ``"legacy"`` (see the module docstring).
     sort_keys
-        Sort the keys, as ``getTransactionByHash`` of the current node does.
+        Sort the keys (:func:`structured`), as ``getTransactionByHash`` of the current node does.
 
     Returns
     -------
@@ -204,7 +226,7 @@ def transaction_obj(
                 "r": hex(tx.r),
                 "s": hex(tx.s),
             }
-        return dict(sorted(obj.items())) if sort_keys else obj
+        return structured(obj) if sort_keys else obj
     _check_profile(profile)
     if gen == 1:
         return {
@@ -350,7 +372,8 @@ def staking_transaction_obj(
     profile
         Both profiles use the same shape (the spec does not show the early-2020 one).
     sort_keys
-        Sort the top-level keys (``getStakingTransactionByHash`` of the current node).
+        Sort the keys at every depth, ``msg``'s too (:func:`structured`), as
+        ``getStakingTransactionByHash`` of the current node does.
     """
     _check_profile(profile)
     num = _num(gen)
@@ -370,7 +393,7 @@ def staking_transaction_obj(
         "type": stx.directive,
         "msg": _msg_obj(stx, gen),
     }
-    return dict(sorted(obj.items())) if sort_keys else obj
+    return structured(obj) if sort_keys else obj
 
 
 # --------------------------------------------------------------------------------------------

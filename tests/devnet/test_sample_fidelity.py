@@ -36,17 +36,14 @@ with ``null`` (an unknown hash, an index past the end), and must give exactly ``
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import pytest
+from analogues import Ask, build, post
 
-from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet import Chain, Devnet
-from hmyframe.devnet.model import Block, Transaction
 from hmyframe.devnet.node import served_methods
 
 if TYPE_CHECKING:
@@ -118,148 +115,6 @@ def assert_structure(reference: Any, candidate: Any, *, path: str, floats_ok: bo
             assert_structure(ref, cand, path=f"{path}[{i}]", floats_ok=floats_ok, key=key)
 
 
-# -- what to ask the devnet ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ask:
-    """The analogous request: shard, params, trace port?, and the envelope id to use."""
-
-    params: list[Any]
-    shard: int = 0
-    trace: bool = False
-    setup: str | None = None  # a method called first whose result replaces params[0] (filter ids)
-
-
-def _block(chain: Chain, shard: int, pred: Callable[[Block], bool]) -> Block:
-    for n in range(1, chain.head(shard)):
-        block = chain.block(shard, n)
-        if pred(block):
-            return block
-    raise AssertionError("no suitable block in the devnet chain")
-
-
-def _tx(chain: Chain, pred: Callable[[Transaction], bool]) -> Transaction:
-    for n in range(1, chain.head(0)):
-        for tx in chain.block(0, n).transactions:
-            if pred(tx):
-                return tx
-    raise AssertionError("no suitable transaction in the devnet chain")
-
-
-def _num(value: int, gen: int) -> Any:
-    return hex(value) if gen == 1 else value
-
-
-def build(sample: Sample, chain: Chain) -> Ask:
-    """The devnet request analogous to ``sample``'s (method-specific)."""
-    method = sample.method
-    gen = 2 if method.startswith("hmyv2_") else 1
-    name = method.split("_", 1)[1] if method.startswith("hmy") else method
-    request = sample.request if isinstance(sample.request, dict) else {}
-    given = request.get("params") if isinstance(request.get("params"), list) else None
-    head = chain.head(0)
-    busy = _block(chain, 0, lambda b: len(b.transactions) > 1 and len(b.staking_transactions) > 0)
-    quiet = _block(chain, 0, lambda b: not b.staking_transactions and len(b.transactions) > 0)
-    validator = chain.validator_addresses()[0]
-    result = sample.result
-
-    if name in ("blockNumber", "getEpoch", "getShardingStructure", "getPendingCXReceipts", "net_version"):
-        return Ask([])
-    if name == "epochLastBlock":
-        return Ask([1])
-    if name in ("getAllValidatorAddresses", "getElectedValidatorAddresses"):
-        return Ask([])
-    if name == "getAllValidatorInformation":
-        return Ask([] if given == [] else [0])
-    if name == "getAllValidatorInformationByBlockNumber":
-        return Ask([0, head if given is not None or gen == 2 else hex(head)])
-    if name == "getValidatorInformation":
-        return Ask([hex_to_one(validator)])
-    if name == "getValidatorInformationByBlockNumber":
-        return Ask([hex_to_one(validator), _num(head, gen)])
-    if name == "getBlockByNumber":
-        if gen == 1:
-            return Ask([hex(busy.number), True])
-        opts = given[1] if given is not None else {"InclStaking": True}
-        return Ask([busy.number, opts])
-    if name == "getBlockByHash":
-        if gen == 1:
-            return Ask([busy.hash, True])
-        return Ask([busy.hash, given[1] if given is not None else {"fullTx": True, "inclTx": True}])
-    if name == "getBlocks":
-        if given is not None:
-            return Ask([_num(0, gen), _num(1, gen), given[2]] if gen == 1 else [1, 2, given[2]])
-        return Ask(
-            [_num(busy.number - 1, gen), _num(busy.number + 1, gen), {"fullTx": True, "inclStaking": True}]
-        )
-    if name == "getBlockSigners":
-        return Ask([_num(2, gen)])
-    if name == "getBlockTransactionCountByHash":
-        return Ask([busy.hash])
-    if name == "getBlockTransactionCountByNumber":
-        return Ask([_num(busy.number, gen)])
-    if name in ("getTransactionByBlockHashAndIndex", "getTransactionByBlockNumberAndIndex"):
-        where = busy.hash if "Hash" in name else _num(busy.number, gen)
-        return Ask([where, _num(0, gen)])
-    if name in ("getStakingTransactionByBlockHashAndIndex", "getStakingTransactionByBlockNumberAndIndex"):
-        assert result is None  # the samples show a block without staking transactions
-        where = quiet.hash if "Hash" in name else _num(quiet.number, gen)
-        return Ask([where, _num(0, gen)])
-    if name == "getStakingTransactionByHash":
-        assert result is None  # the sample asked with a plain transaction's hash
-        return Ask([quiet.transactions[0].hash])
-    if name == "getTransactionByHash":
-        return Ask([_tx(chain, lambda t: t.to is not None).hash])
-    if name == "getCXReceiptByHash":
-        return Ask([_tx(chain, lambda t: t.is_cross_shard).hash])
-    if name == "getTransactionCount":
-        sender = _tx(chain, lambda t: t.nonce > 0).sender
-        address = hex_to_one(sender) if str(given[0]).startswith("one1") else sender
-        return Ask([address, given[1] if gen == 1 else head])
-    if method == "trace_block":
-        traced = _block(chain, 0, lambda b: any(t.trace is not None for t in b.transactions))
-        return Ask([hex(traced.number).upper().replace("0X", "0x")], trace=True)
-    if method == "trace_transaction":
-        return Ask([_tx(chain, lambda t: t.trace is not None).hash], trace=True)
-    if name == "call":
-        return Ask([{"to": chain.tokens(0)[0].address, "data": "0x313ce567"}, "latest"])
-    if name == "getCode":
-        return Ask([chain.tokens(0)[0].address, "latest"])
-    if name == "getTransactionReceipt":
-        if "staking" in sample.file:
-            return Ask([busy.staking_transactions[0].hash])
-        return Ask([_tx(chain, lambda t: t.to is not None and not t.logs).hash])
-    if name == "getLogs":
-        return Ask([{"fromBlock": hex(busy.number), "toBlock": hex(busy.number)}])
-    if name == "newFilter":
-        return Ask([{"BlockHash": busy.hash}] if given and "BlockHash" in given[0] else [{"topics": []}])
-    if name in ("newBlockFilter", "eth_newBlockFilter"):
-        return Ask([])
-    if name == "getFilterChanges":
-        return Ask(["<id>"], setup="hmy_newBlockFilter")
-    sender = hex_to_one(busy.transactions[0].sender)
-    staker = hex_to_one(busy.staking_transactions[0].sender)
-    if name == "getBalanceByBlockNumber":
-        return Ask([sender, _num(busy.number, gen)])
-    if name == "getBalance":
-        return Ask([sender, "0x1"] if gen == 1 else [sender])
-    if name in ("getTransactionsHistory", "getStakingTransactionsHistory"):
-        listed = result.get(next(iter(result))) if isinstance(result, dict) else None
-        # harmony-test's references list whole transactions under a request saying fullTx
-        # False (the node answers hashes then): ask for what the reference shows
-        full = bool(listed) and isinstance(listed[0], dict)
-        args = {"address": staker if "Staking" in name else sender, "pageIndex": 0, "pageSize": 1000}
-        return Ask([{**args, "fullTx": full, "txType": "ALL", "order": "ASC"}])
-    if name in ("getTransactionsCount", "getStakingTransactionsCount"):
-        return Ask([staker if "Staking" in name else sender, "SENT"])
-    if name == "getDelegationsByDelegator":
-        return Ask([hex_to_one(validator)])
-    if name == "getDelegationsByDelegatorByBlockNumber":
-        return Ask([hex_to_one(validator), _num(head, gen)])
-    raise AssertionError(f"no request builder for {method}")
-
-
 # -- the test --------------------------------------------------------------------------------
 
 
@@ -312,17 +167,9 @@ async def test_sample_fidelity(
         method, ask = "invalid_" + "d41d8cd98f00", Ask([])
     else:
         method, ask = sample.method, build(sample, devnet_truth)
-    url = (net.trace_urls if ask.trace else net.urls)[ask.shard]
-    if ask.setup is not None:
-        first = {"jsonrpc": "2.0", "id": 1, "method": ask.setup, "params": []}
-        async with aiohttp.ClientSession() as http, http.post(url, json=first) as resp:
-            ask = Ask([json.loads(await resp.read())["result"], *ask.params[1:]], ask.shard, ask.trace)
     envelope_sample = sample.response if sample.response_part == "full JSON-RPC envelope" else None
     request_id: Any = envelope_sample.get("id", 1) if isinstance(envelope_sample, dict) else 1
-    payload = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": ask.params}
-    async with aiohttp.ClientSession() as http, http.post(url, json=payload) as resp:
-        assert resp.status == 200
-        envelope = json.loads(await resp.read())
+    envelope = await post(net, method, ask, request_id)
     floats_ok = float_mangled(sample)
     if not sample.parsed:
         assert "error" not in envelope, f"{sample.method}{ask.params}: {envelope.get('error')}"
@@ -390,9 +237,7 @@ async def test_checker_catches_the_wrong_profile(
     """The same replay against the *other* profile must fail: the check has teeth."""
     sample = next(s for s in samples if s.file == file)
     ask = build(sample, devnet_truth)
-    payload = {"jsonrpc": "2.0", "id": 1, "method": sample.method, "params": ask.params}
-    async with aiohttp.ClientSession() as http, http.post(legacy_devnet.url, json=payload) as resp:
-        got = json.loads(await resp.read())["result"]
+    got = (await post(legacy_devnet, sample.method, ask))["result"]
     with pytest.raises(AssertionError) as info:
         assert_structure(sample.result, got, path="result", floats_ok=False)
     assert f"key {missing!r} missing" in str(info.value)

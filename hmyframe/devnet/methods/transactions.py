@@ -15,7 +15,15 @@ from hmyframe.devnet.params import (
     arity,
     hash_param,
 )
-from hmyframe.devnet.render import Gen, cx_proof_obj, encode, hexq, staking_transaction_obj, transaction_obj
+from hmyframe.devnet.render import (
+    Gen,
+    cx_proof_obj,
+    encode,
+    hexq,
+    staking_transaction_obj,
+    structured,
+    transaction_obj,
+)
 
 if TYPE_CHECKING:
     from hmyframe.devnet.shard import ShardState
@@ -53,7 +61,10 @@ def _get_transaction_count(node: ShardState, gen: Gen, params: list[Any]) -> byt
 
 def _get_pending_cx_receipts(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
     arity(params, 0, 0)
-    return encode([cx_proof_obj(p) for p in node.chain.pending_cx_receipts(node.shard)])
+    proofs = [cx_proof_obj(p) for p in node.chain.pending_cx_receipts(node.shard)]
+    # today's node sends each proof through NewStructuredResponse (keys sorted at every depth);
+    # the early-2020 node sent the proof structs as they are
+    return encode([structured(p) for p in proofs] if node.profile == "current" else proofs)
 
 
 def _get_cx_receipt_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
@@ -62,18 +73,18 @@ def _get_cx_receipt_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> by
     if tx is None or not tx.is_cross_shard or tx.to is None:
         return _NULL
     num = hexq if gen == 1 else (lambda v: v)
-    return encode(
-        {
-            "blockHash": tx.block_hash,
-            "blockNumber": num(tx.block_number),
-            "hash": tx.hash,
-            "from": _one(tx.sender),
-            "to": _one(tx.to),
-            "shardID": tx.shard_id,
-            "toShardID": tx.to_shard_id,
-            "value": num(tx.value),
-        }
-    )
+    obj = {
+        "blockHash": tx.block_hash,
+        "blockNumber": num(tx.block_number),
+        "hash": tx.hash,
+        "from": _one(tx.sender),
+        "to": _one(tx.to),
+        "shardID": tx.shard_id,
+        "toShardID": tx.to_shard_id,
+        "value": num(tx.value),
+    }
+    # today's node: NewStructuredResponse (keys sorted); the early-2020 node: its RPCCXReceipt struct
+    return encode(structured(obj) if node.profile == "current" else obj)
 
 
 register("getTransactionByHash", _get_transaction_by_hash)

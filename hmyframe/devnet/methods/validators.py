@@ -16,7 +16,7 @@ from hmyframe.devnet.params import (
     block_number_param,
     int_param,
 )
-from hmyframe.devnet.render import Gen, encode, wrap_legacy_validators
+from hmyframe.devnet.render import Gen, encode, structured, wrap_legacy_validators
 
 if TYPE_CHECKING:
     from hmyframe.devnet.shard import ShardState
@@ -107,7 +107,10 @@ def _validator_information(node: ShardState, raw_address: Any, number: int) -> b
     snapshot = node.chain.validator(address, number)
     if snapshot is None:
         raise RpcFault(-32000, "address not present in state")
-    return encode(node.validator_json(snapshot))
+    # one validator goes through the node's NewStructuredResponse (keys sorted at every depth);
+    # the pages of getAllValidatorInformation* send the structs as they are
+    obj = node.validator_json(snapshot)
+    return encode(structured(obj) if node.profile == "current" else obj)
 
 
 def _get_validator_information(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
