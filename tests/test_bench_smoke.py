@@ -138,7 +138,8 @@ def _rows_by_dataset(text: str) -> dict[str, dict[str, int]]:
 def test_compare_quick_run_reports_receipts_and_logs(launched, report_path):
     """The receipts setting: hmyframe's receipts, logs and token transfers counted per dataset,
     its logs alone equal to the logs it exported with the receipts; and whichever peers are
-    installed saw the same logs, ethereum-etl fewer receipts (no staking receipts on ``eth_``)
+    installed saw the same logs (ethereum-etl but those of staking receipts), ethereum-etl fewer
+    receipts (no staking receipts on ``eth_``)
     and no more token transfers (no HRC-1155), the same from the block range as from the hashes."""
     finish(launched["compare.py"], "compare.py")
     report = report_path.read_text()
@@ -153,7 +154,11 @@ def test_compare_quick_run_reports_receipts_and_logs(launched, report_path):
     assert logs["hmyframe logs"] == ours["logs"]
     for etl in ("ethereum-etl receipts+logs", "ethereum-etl, hashes given"):
         if etl in parts:
-            assert parts[etl]["logs"] == ours["logs"], etl
+            # ethereum-etl reads logs from eth_getTransactionReceipt, which has no staking
+            # receipts: it misses the one log of each CollectRewards receipt (in hmy_getLogs and
+            # eth_getLogs: cryo sees them), so at most one log per staking receipt it misses
+            missed_logs = ours["logs"] - parts[etl]["logs"]
+            assert 0 <= missed_logs <= ours["receipts"] - parts[etl]["receipts"], etl
             assert 0 < parts[etl]["receipts"] < ours["receipts"], etl
             assert 0 < parts[etl]["token_transfers"] <= ours["token_transfers"], etl
             assert parts[etl] == parts["ethereum-etl receipts+logs"]
