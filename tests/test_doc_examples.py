@@ -67,6 +67,16 @@ def test_every_block_runs_or_says_why_not_and_each_named_example_has_its_test() 
             assert b.runs or b.example or b.not_run, b.where
 
 
+def test_the_readmes_links_point_at_files_that_exist() -> None:
+    # (mkdocs build --strict checks the links of docs/; the README is not part of the site)
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [t.split("#", 1)[0] for t in targets if not t.startswith(("http://", "https://", "#"))]
+    assert len(local) >= 15
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert missing == []
+
+
 def test_the_block_reader_sees_markers_and_reasons(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
