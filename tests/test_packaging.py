@@ -2,7 +2,8 @@
 
 The wheel holds the package and nothing else (every module and ``py.typed``; no tests, no cache),
 with the metadata a package index shows: the version written once in ``hmyframe/_version.py``,
-the MIT license and its file, the project URLs, the ``hmyframe`` command. The sdist holds what a
+the MIT license and its file, the project URLs, the README (links made absolute), the
+``hmyframe`` command. The sdist holds what a
 source build and its tests need, and never ``data/`` (the cache), builds or environments.
 (``.ci/run`` builds them again, checks them with ``twine`` and smoke-tests the installed wheel.)
 """
@@ -75,7 +76,13 @@ def test_the_wheel_holds_the_package_and_its_metadata(dist: Path) -> None:
     assert set(urls) == URLS
     assert all(u.startswith("https://github.com/hmyframe/hmyframe") for u in urls.values())
     assert metadata["Requires-Python"] == ">=3.11"
-    assert metadata.get_payload() == (ROOT / "README.md").read_text(encoding="utf-8")
+    # the README, its relative links made absolute (they would be dead on the package index)
+    description = metadata.get_payload()
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert re.findall(r"\]\((?!https://|#)[^)]*\)", description) == []
+    assert "](https://github.com/hmyframe/hmyframe/blob/main/docs/cli.md)" in description
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert description.replace("](https://github.com/hmyframe/hmyframe/blob/main/", "](") == readme
     assert re.search(r"^hmyframe = hmyframe\.cli:main$", entry_points, re.M)
 
 
