@@ -1,33 +1,20 @@
-"""The README's SQL and provenance examples, run as written (between their ``readme-example`` markers):
-each ``python`` block executed in one namespace, each ``hmyframe ...`` line of an ``sh`` block run
-through the command line, in a fresh folder."""
+"""The SQL and provenance examples of the docs, run as written (between their ``example:sql`` and
+``example:provenance`` markers, docs/sql.md and docs/cache.md): each ``python`` block executed in
+one namespace, each ``hmyframe ...`` line of an ``sh`` block run through the command line, in a
+fresh folder. (tests/doc_examples.py finds the blocks; tests/test_doc_examples.py runs the rest.)"""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from doc_examples import example, run_commands, run_python
 
 import hmyframe
-from hmyframe.cli import main
 from hmyframe.devnet.eth import CLIENT_VERSION
-
-README = Path(__file__).resolve().parent.parent / "README.md"
-_BLOCK = re.compile(r"```(python|sh)\n(.*?)```", re.S)
-
-
-def _example(name: str) -> list[tuple[str, str]]:
-    """The fenced blocks ``(language, code)`` of the README example ``name``."""
-    text = README.read_text(encoding="utf-8")
-    m = re.search(rf"<!-- readme-example:{name}:start -->(.*?)<!-- readme-example:{name}:end -->", text, re.S)
-    assert m is not None, f"README has no readme-example:{name} markers"
-    blocks = _BLOCK.findall(m[1])
-    assert blocks, f"the README example {name} has no code block"
-    return blocks
 
 
 def _run(
@@ -37,18 +24,9 @@ def _run(
     printed: list[str] = []
     for language, code in blocks:
         if language == "python":
-            exec(compile(code, str(README), "exec"), namespace)
+            run_python(code, namespace, "docs example")
             continue
-        for line in code.splitlines():
-            command = line.split("  #", 1)[0].strip()
-            if not command:
-                continue
-            words = shlex.split(command)
-            assert words[0] == "hmyframe"
-            capsys.readouterr()
-            assert main(words[1:]) == 0, (command, capsys.readouterr())
-            out, err = capsys.readouterr()
-            printed.append(out + err)
+        printed += run_commands(code, capsys)
     return printed
 
 
@@ -58,7 +36,7 @@ def test_the_sql_and_provenance_examples_run_and_say_what_they_claim(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HMYFRAME_CACHE", str(tmp_path / "default-cache"))
     namespace: dict[str, Any] = {}
-    listing, epochs, wrote = _run(_example("sql"), namespace, capsys)
+    listing, epochs, wrote = _run(example("sql"), namespace, capsys)
 
     # the query's answer, against pandas on hmyframe.read
     per_shard = namespace["per_shard"]
@@ -86,7 +64,7 @@ def test_the_sql_and_provenance_examples_run_and_say_what_they_claim(
     assert len(pq.read_table(tmp_path / "shard1.parquet")) == (tx["shard_id"] == 1).sum()
     assert "wrote" in wrote
 
-    (verbose,) = _run(_example("provenance"), namespace, capsys)
+    (verbose,) = _run(example("provenance"), namespace, capsys)
     sources = namespace["tx"].attrs["provenance"]
     assert len(sources) == 2  # one endpoint per shard
     for source in sources:

@@ -93,7 +93,7 @@ def column(name: str, type_: pa.DataType, description: str) -> pa.Field:
     type_
         Arrow type.
     description
-        One line saying what the column holds (shown by ``hmyframe schema`` and the README).
+        One line saying what the column holds (shown by ``hmyframe schema`` and docs/datasets.md).
 
     Returns
     -------

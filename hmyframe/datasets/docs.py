@@ -1,8 +1,8 @@
-"""The README's dataset tables, generated from the schemas.
+"""The dataset reference of the docs (``docs/datasets.md``), generated from the schemas.
 
-``python -m hmyframe.datasets.docs`` prints the Markdown; ``--write README.md`` rewrites the
-block between ``<!-- datasets:start -->`` and ``<!-- datasets:end -->``; ``--check README.md``
-exits 1 when that block is out of date.
+``python -m hmyframe.datasets.docs`` prints the Markdown; ``--write docs/datasets.md`` rewrites
+the block between ``<!-- datasets:start -->`` and ``<!-- datasets:end -->``;
+``--check docs/datasets.md`` exits 1 when that block is out of date.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from hmyframe.errors import ConfigError
 from . import DATASETS
 from ._base import Dataset, describe
 
-__all__ = ["END", "START", "main", "render", "render_dataset", "replace_block"]
+__all__ = ["END", "PAGE", "START", "main", "render", "render_dataset", "replace_block"]
 
+#: The docs page holding the generated block, relative to the repository root.
+PAGE = "docs/datasets.md"
 START = "<!-- datasets:start -->"
 END = "<!-- datasets:end -->"
 
@@ -44,9 +46,9 @@ def render_dataset(ds: Dataset, heading: str = "###") -> str:
 
 
 def render() -> str:
-    """The whole generated block (without the markers)."""
+    """The whole generated block (without the markers); each dataset under a level-2 heading."""
     parts = [
-        "Generated from the schemas by `python -m hmyframe.datasets.docs --write README.md`; "
+        f"Generated from the schemas by `python -m hmyframe.datasets.docs --write {PAGE}`; "
         "`hmyframe schema DATASET` prints the same. Exact amounts are `decimal128(38, 0)` in atto; "
         "times are `timestamp[ms, tz=UTC]`; addresses come as `one1...` with a `*_hex` column beside.",
         "",
@@ -55,7 +57,7 @@ def render() -> str:
         *(f"| [`{name}`](#{name}) | {_cell(ds.description)} |" for name, ds in DATASETS.items()),
     ]
     body = "\n".join(parts)
-    details = "\n\n".join(render_dataset(ds) for ds in DATASETS.values())
+    details = "\n\n".join(render_dataset(ds, heading="##") for ds in DATASETS.values())
     return f"{body}\n\n{details}\n"
 
 

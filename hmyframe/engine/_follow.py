@@ -39,7 +39,7 @@ Lag
     wait one block: block N's signers are known from block N+1). The write grows with the
     chunk's fill (the tail is rewritten whole: at most ``chunk_size`` blocks of rows). Shards
     are followed concurrently, each at its own pace. Measured: ``tests/engine/test_follow.py``
-    and ``bench/follow_lag.py`` (README, "Live").
+    and ``bench/follow_lag.py`` (docs/benchmarks.md, "Live lag").
 
 Stopping and restarting
     Cancelling (Ctrl-C, SIGTERM in the command line) lets the in-flight write finish (a file

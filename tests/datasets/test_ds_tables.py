@@ -1,4 +1,4 @@
-"""Schemas, registry, pandas / Parquet round trips, exactness, README and the ``schema`` command."""
+"""Schemas, registry, pandas / Parquet round trips, exactness, the dataset reference page and the ``schema`` command."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ from hmyframe.datasets import (
     schema_fingerprint,
     to_pandas,
 )
-from hmyframe.datasets.docs import END, START, render, replace_block
+from hmyframe.datasets.docs import END, PAGE, START, render, replace_block
 from hmyframe.datasets.token_transfers import UINT256
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DATASETS_PAGE = Path(__file__).resolve().parents[2] / PAGE
 CTX = ConvertContext(
     shard_id=0,
     block_numbers=[2],
@@ -252,13 +252,13 @@ def test_one_digit_too_many_is_rejected_with_the_field_named():
         DATASETS["transactions"].convert([json.dumps(tx).encode()], CTX)
 
 
-def test_readme_dataset_block_is_up_to_date():
-    text = README.read_text(encoding="utf-8")
+def test_the_dataset_reference_page_is_up_to_date():
+    text = DATASETS_PAGE.read_text(encoding="utf-8")
     assert START in text
     assert END in text
-    assert replace_block(text, render()) == text, "run: python -m hmyframe.datasets.docs --write README.md"
+    assert replace_block(text, render()) == text, f"run: python -m hmyframe.datasets.docs --write {PAGE}"
     for name, ds in DATASETS.items():
-        assert f"### `{name}`" in text
+        assert f"\n## `{name}`\n" in text
         for f in ds.schema:
             assert f"| `{f.name}` | `{f.type}` |" in text
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
+from doc_examples import example
 
 import hmyframe
 from hmyframe import FetchOptions
@@ -209,16 +210,11 @@ def test_a_user_file_without_hmyframe_needs_the_pyarrow_backend(exported: Path, 
     assert loaded == "False"
 
 
-def test_the_readme_round_trip_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    start, end = "<!-- roundtrip-example:start -->", "<!-- roundtrip-example:end -->"
-    assert readme.count(start) == 1
-    assert readme.count(end) == 1
-    block = readme.split(start)[1].split(end)[0].strip()
-    assert block.startswith("```python\n")
-    assert block.endswith("```")
-    code = block.removeprefix("```python\n").removesuffix("```")
+def test_the_docs_round_trip_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (block,) = example("roundtrip")  # docs/analysing.md, between its example:roundtrip markers
+    language, code = block
+    assert language == "python"
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md:roundtrip-example", "exec"), {})
+    exec(compile(code, "docs/analysing.md:roundtrip-example", "exec"), {})
     assert (tmp_path / "frame.parquet").exists()
     assert (tmp_path / "frame.feather").exists()
