@@ -112,7 +112,11 @@ def test_a_file_with_the_int256_alias_reads_as_int256_here_and_as_text_without_h
     assert pd.read_parquet(path)["delta"].tolist() == [-5, INT256_MAX, pd.NA]
     assert pd.read_parquet(path)["delta"].dtype == Int256Dtype()
     plain = subprocess.run(
-        [sys.executable, "-c", f"import pandas as pd; print(pd.read_parquet({str(path)!r})['delta'].tolist()[:2])"],
+        [
+            sys.executable,
+            "-c",
+            f"import pandas as pd; print(pd.read_parquet({str(path)!r})['delta'].tolist()[:2])",
+        ],
         capture_output=True,
         text=True,
         check=True,
