@@ -44,6 +44,9 @@ tx_counts = _public.tx_counts
 tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
+# contract events and calls decoded by an ABI (read through the logs / transactions / traces cache)
+events = _public.events
+calls = _public.calls
 # new blocks as they appear (an async iterator of frames)
 from hmyframe.engine._follow import follow as follow  # noqa: E402
 

@@ -30,6 +30,8 @@ tx_counts = _twin(_aio.tx_counts)
 tokens = _twin(_aio.tokens)
 transactions_by_hash = _twin(_aio.transactions_by_hash)
 traces_by_hash = _twin(_aio.traces_by_hash)
+events = _twin(_aio.events)
+calls = _twin(_aio.calls)
 staking_history = _twin(_aio.staking_history)
 follow = _iterating_twin(_aio.follow, "follow")  # a generator of frames: new blocks as they appear
 

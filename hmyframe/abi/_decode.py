@@ -49,7 +49,8 @@ LOG_POSITION = (
     "address",
     "address_hex",
 )
-#: ... a decoded transaction input.
+#: ... a decoded transaction input (``value``, the ONE sent, is given as ``call_value``: an
+#: argument named ``value`` is common, ``transfer(address to, uint256 value)``).
 CALL_POSITION = (
     "block_number",
     "shard_id",
@@ -59,7 +60,7 @@ CALL_POSITION = (
     "from_address_hex",
     "to_address",
     "to_address_hex",
-    "value",
+    "call_value",
 )
 #: ... a decoded call of a trace (``transaction_position`` is given as ``transaction_index``).
 TRACE_POSITION = (
@@ -74,9 +75,11 @@ TRACE_POSITION = (
     "from_address_hex",
     "to_address",
     "to_address_hex",
-    "value",
+    "call_value",
     "error",
 )
+#: Position columns named otherwise than in their dataset: output name -> dataset column.
+_SOURCES = {"call_value": "value", "transaction_index": "transaction_position"}
 _NEEDED_LOGS = ("topic0", "topic1", "topic2", "topic3", "topic_count", "data", "address_hex")
 
 
@@ -113,14 +116,18 @@ def addresses_filter(address: object) -> list[str] | None:
     return sorted({h for h in hexes if h is not None})
 
 
-def _positions(table: pa.Table, columns: Sequence[str], renames: dict[str, str] | None = None) -> pa.Table:
-    names = [c for c in columns if c in table.column_names or (renames and c in renames.values())]
-    out: dict[str, pa.ChunkedArray] = {}
-    back = {v: k for k, v in (renames or {}).items()}
-    for name in names:
-        source = back.get(name, name)
-        out[name] = table.column(source)
-    return pa.table(out) if out else pa.table({"_": pa.nulls(table.num_rows)}).drop(["_"])
+def _positions(table: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """The position columns of ``table`` (those it has), named as ``columns`` says."""
+    fields: list[pa.Field] = []
+    arrays: list[pa.ChunkedArray] = []
+    for name in columns:
+        source = name if name in table.column_names else _SOURCES.get(name)
+        if source is None or source not in table.column_names:
+            continue
+        f = table.schema.field(source)
+        fields.append(f.with_name(name))
+        arrays.append(table.column(source))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields)) if fields else pa.table({})
 
 
 def _where(positions: pa.Table, rows: np.ndarray, keys: Sequence[str]) -> list[dict[str, Any]]:
@@ -389,7 +396,6 @@ def decode_calls(
     """
     needed = ("input", "to_address_hex", "type") if traces else ("input", "to_address_hex")
     table = as_table(table_like, needed, "traces" if traces else "transactions")
-    renames = {"transaction_position": "transaction_index"} if traces else None
     layout = TRACE_POSITION if traces else CALL_POSITION
     mask = pc.equal(table.column("type"), "call") if traces else None
     wanted = addresses_filter(address)
@@ -405,7 +411,7 @@ def decode_calls(
     out: list[Decoded] = []
     for e, function in enumerate(functions):
         picked = table.filter(pc.fill_null(pc.equal(selectors, function.selector), False))
-        positions = _positions(picked, layout, renames)
+        positions = _positions(picked, layout)
         rows = _Rows(picked.num_rows)
         namer = Namer(positions.column_names)
         leaves = plan(function.inputs, namer)
