@@ -2,8 +2,8 @@
 
 One job: decode the one-word ABI values of many logs or calls together. A column of ``0x`` hex
 text whose rows have one length (a topic, the data of a static event) is read straight from the
-Arrow string buffer as an ``(n, width)`` byte matrix (one ``bytes.fromhex`` over the whole
-buffer: C speed); each argument is a ``(n, 32)`` slice of it, checked and converted in bulk:
+Arrow string buffer as an ``(n, width)`` byte matrix (one ``binascii.unhexlify`` over the
+whole buffer: C speed); each argument is a ``(n, 32)`` slice of it, checked and converted in bulk:
 
 * ``uintN`` / ``intN``: the padding checked for the whole column at once (``uint8`` with
   non-zero high bytes, ``int8`` not sign-extended: out of range); values that fit 64 bits (most
@@ -19,11 +19,13 @@ Every checker returns a row mask of values out of range, so a bad row is dropped
 
 from __future__ import annotations
 
+import binascii
 import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hmyframe.addresses import forms_of_bytes
 
@@ -50,6 +52,8 @@ for _i, _c in enumerate(b"ABCDEF"):
     _NIBBLE[_c] = 10 + _i
 _DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _SIGNED_FROM_BYTES = functools.partial(int.from_bytes, byteorder="big", signed=True)
+#: From this many addresses, a column is converted one distinct address at a time.
+_DEDUPE_FROM = 4096
 
 
 def _string_buffers(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -109,11 +113,11 @@ def fixed_hex(
     ok &= (rows[:, 0] == ord("0")) & ((rows[:, 1] | 0x20) == ord("x"))
     idx = np.flatnonzero(ok)
     digits = rows[:, 2:] if len(idx) == n else rows[idx, 2:]
-    try:
-        raw = bytes.fromhex(np.ascontiguousarray(digits).tobytes().decode("ascii"))
-    except (UnicodeDecodeError, ValueError):
+    try:  # one copy of the digits, one pass of C over them
+        raw = binascii.unhexlify(np.ascontiguousarray(digits).data)
+    except (binascii.Error, ValueError):
         raw = b""
-    if len(raw) == len(idx) * nbytes:  # fromhex skips whitespace: the length tells
+    if len(raw) == len(idx) * nbytes:
         decoded = np.frombuffer(raw, dtype=np.uint8).reshape(len(idx), nbytes)
     else:  # some row is not hex: nibble by nibble, to find which
         nibbles = _NIBBLE[digits]
@@ -205,6 +209,22 @@ def fixed_strings(codes: U8) -> pa.Array:
 
 
 def address_strings(raw: U8) -> tuple[pa.Array, pa.Array]:
-    """``(one1, 0x)`` Arrow string arrays of ``(n, 20)`` address bytes."""
-    ones, hexes = forms_of_bytes(np.ascontiguousarray(raw))
+    """``(one1, 0x)`` Arrow string arrays of ``(n, 20)`` address bytes.
+
+    Addresses repeat (routers, pairs, tokens): a large column is dictionary-encoded first
+    (Arrow's hash table, C++), each distinct address converted once, and the texts taken back.
+    """
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    n = len(raw)
+    if n >= _DEDUPE_FROM:
+        column = pa.FixedSizeBinaryArray.from_buffers(pa.binary(20), n, [None, pa.py_buffer(raw)])
+        encoded = pc.dictionary_encode(column)
+        distinct = encoded.dictionary
+        if len(distinct) <= n // 2:
+            unique = np.frombuffer(
+                distinct.buffers()[1], dtype=np.uint8, count=20 * len(distinct), offset=20 * distinct.offset
+            ).reshape(-1, 20)
+            ones, hexes = forms_of_bytes(unique)
+            return fixed_strings(ones).take(encoded.indices), fixed_strings(hexes).take(encoded.indices)
+    ones, hexes = forms_of_bytes(raw)
     return fixed_strings(ones), fixed_strings(hexes)
