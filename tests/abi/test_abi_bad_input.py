@@ -260,3 +260,21 @@ def test_bad_arguments_to_the_decoders_are_one_line_errors() -> None:
     with pytest.raises(AbiDecodeError, match="data is not hex") as info:
         decode(["uint256"], "0xzz")
     assert isinstance(info.value, HmyframeError)
+
+
+def test_slices_of_a_long_table_decode_as_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hmyframe.abi._decode as decoding
+
+    rows = [good_swap(i) for i in range(8)]
+    rows[1] = log([SWAP_TOPIC, topic(ALICE), topic(BOB)], "0x" + "00" * 96, 1)
+    rows[5] = log([SWAP_TOPIC, "0x" + "ff" * 32, topic(BOB)], "0x" + "00" * 128, 5)
+    whole = decode_logs(table(rows), SWAP)
+    monkeypatch.setattr(decoding, "_SLICE", 3)  # slices 0-2, 3-5, 6-7
+    sliced = decode_logs(table(rows), SWAP)
+    pd.testing.assert_frame_equal(sliced, whole, check_exact=True)
+    assert sliced.attrs["undecoded"] == whole.attrs["undecoded"]
+    check_good_rows(sliced, [0, 2, 3, 4, 6, 7])
+    assert [(u["log_index"], u["reason"][:12]) for u in sliced.attrs["undecoded"]] == [
+        (1, "data is 96 b"),
+        (5, "argument sen"),
+    ]
