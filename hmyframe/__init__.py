@@ -6,12 +6,14 @@ Quick tour::
     tx = hmyframe.transactions(0, 999, rpc="devnet")      # a DataFrame, value exact in atto
     vals = hmyframe.validators(rpc="devnet")             # the validator snapshot at the head
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
+    swaps = hmyframe.events("uniswap_v2_pair", 0, 999, event="Swap", rpc="devnet")  # decoded logs
 
 Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
 cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
 :mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
-:func:`staking_history` fetches validator snapshots epoch by epoch.
+:func:`staking_history` fetches validator snapshots epoch by epoch; :func:`events` and :func:`calls`
+decode contract logs and calls by an ABI (:mod:`hmyframe.abi`).
 
 ``import hmyframe`` loads none of that: each name is imported on first use (pandas when a
 DataFrame is made, matplotlib when a plot is drawn), so scripts and the command line start fast.

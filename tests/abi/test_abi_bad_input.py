@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from hmyframe.abi import decode, decode_calls, decode_logs, event_topic, function_selector
+from hmyframe.amounts import Int256Dtype, Uint256Dtype
 from hmyframe.errors import AbiDecodeError, AddressError, ConfigError, HmyframeError
 
 SWAP = "Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)"
@@ -155,7 +156,11 @@ def test_a_value_out_of_range_for_its_type_is_listed(
 
 def test_the_good_value_of_each_of_those_types_decodes() -> None:
     rows = [log([event_topic("Signed(int8)")], (2**256 - 128).to_bytes(32, "big"), 0)]
-    assert decode_logs(table(rows), "Signed(int8 x)")["x"].tolist() == [-128]
+    signed = decode_logs(table(rows), "Signed(int8 x)")
+    assert signed["x"].tolist() == [-128]
+    assert signed["x"].dtype == Int256Dtype()  # every intN: the exact int256 dtype
+    rows = [log([event_topic("Small(uint8)")], (255).to_bytes(32, "big"), 0)]
+    assert decode_logs(table(rows), "Small(uint8 x)")["x"].dtype == Uint256Dtype()  # every uintN: uint256
     rows = [log([event_topic("Code(bytes2)")], bytes.fromhex("beef") + bytes(30), 0)]
     assert decode_logs(table(rows), "Code(bytes2 c)")["c"].tolist() == ["0xbeef"]
 
