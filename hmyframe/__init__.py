@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from hmyframe._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from hmyframe import abi as abi
     from hmyframe import aio as aio
     from hmyframe import metrics as metrics
     from hmyframe import plot as plot
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 
 #: Where each name other than the fetchers comes from (imported on first use).
 _HOMES = {
+    "abi": "hmyframe.abi",
     "aio": "hmyframe.aio",
     "metrics": "hmyframe.metrics",
     "plot": "hmyframe.plot",
@@ -79,7 +81,7 @@ _HOMES = {
     "RetryPolicy": "hmyframe.rpc",
 }
 #: Subpackages, bound as modules rather than taken from them.
-_MODULES = ("aio", "metrics", "plot", "report")
+_MODULES = ("abi", "aio", "metrics", "plot", "report")
 
 
 def _public_names() -> list[str]:

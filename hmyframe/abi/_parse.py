@@ -136,7 +136,7 @@ def parse_abi(source: object, default: Literal["event", "function"] = "event") -
         raise AbiError("expected an ABI (a JSON list, a file, a built-in name or a signature), got ''")
     if text[0] in "[{":
         return _from_json_text(text, "ABI JSON")
-    if "(" in text:
+    if "(" in text and not text.lower().endswith(".json"):
         return _from_signatures(text, default)
     if _normal(text) in _BUILTIN_BY_NORMAL:
         return builtin(text)
@@ -413,7 +413,15 @@ def select(
 
 def is_bare_signature(source: object) -> bool:
     """Whether ``source`` is one signature string (then a single frame is returned)."""
-    return isinstance(source, str) and "(" in source and not re.search(r"[;\n]", source.strip())
+    if not isinstance(source, str):
+        return False
+    text = source.strip()
+    return (
+        "(" in text
+        and text[:1] not in ("[", "{")
+        and not text.lower().endswith(".json")
+        and not re.search(r"[;\n]", text)
+    )
 
 
 def type_of(text: str) -> AbiType:

@@ -149,7 +149,7 @@ def test_json_in_every_form_gives_the_same_abi(tmp_path: Path) -> None:
     abi = parse_abi(entries)
     assert [e.signature for e in abi.events] == ["Swap(address,uint256,(address)[])"]
     assert [f.signature for f in abi.functions] == ["ping(bytes)"]
-    path = tmp_path / "Pair.json"
+    path = tmp_path / "Pair (copy).json"  # a parenthesis in a file name is no signature
     path.write_text(json.dumps({"contractName": "Pair", "abi": entries}))
     assert parse_abi(path) == parse_abi(str(path)) == parse_abi(json.dumps(entries)) == abi
     assert parse_abi({"abi": json.dumps(entries)}) == abi
