@@ -6,12 +6,14 @@ Quick tour::
     tx = hmyframe.transactions(0, 999, rpc="devnet")      # a DataFrame, value exact in atto
     vals = hmyframe.validators(rpc="devnet")             # the validator snapshot at the head
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
+    swaps = hmyframe.events("uniswap_v2_pair", 0, 999, event="Swap", rpc="devnet")  # decoded logs
 
 Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
 cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
 :mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
-:func:`staking_history` fetches validator snapshots epoch by epoch.
+:func:`staking_history` fetches validator snapshots epoch by epoch; :func:`events` and :func:`calls`
+decode contract logs and calls by an ABI (:mod:`hmyframe.abi`).
 
 ``import hmyframe`` loads none of that: each name is imported on first use (pandas when a
 DataFrame is made, matplotlib when a plot is drawn), so scripts and the command line start fast.
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from hmyframe._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from hmyframe import abi as abi
     from hmyframe import aio as aio
     from hmyframe import metrics as metrics
     from hmyframe import plot as plot
@@ -57,6 +60,7 @@ if TYPE_CHECKING:
 
 #: Where each name other than the fetchers comes from (imported on first use).
 _HOMES = {
+    "abi": "hmyframe.abi",
     "aio": "hmyframe.aio",
     "metrics": "hmyframe.metrics",
     "plot": "hmyframe.plot",
@@ -77,7 +81,7 @@ _HOMES = {
     "RetryPolicy": "hmyframe.rpc",
 }
 #: Subpackages, bound as modules rather than taken from them.
-_MODULES = ("aio", "metrics", "plot", "report")
+_MODULES = ("abi", "aio", "metrics", "plot", "report")
 
 
 def _public_names() -> list[str]:

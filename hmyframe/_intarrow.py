@@ -15,6 +15,10 @@ a storage can hold. Each exact-integer dtype names one :class:`IntStorage`:
   same text a CSV export writes, and read as plain strings by pyarrow, polars, DuckDB and Dask
   (``CAST(amount AS HUGEINT)`` / ``DECIMAL(38, 0)`` in DuckDB, ``int(x)`` in Python, where the
   values fit). Canonical form: no sign, no leading zeros, no separators.
+* :data:`SIGNED_DECIMAL_STRING` — the same digit strings with a ``-`` for negative values,
+  -2**255 .. 2**255 - 1: the ``int256`` dtype (decoded ``intN`` contract arguments, e.g. a
+  pool's signed price tick or a balance delta). Same reasons as above: 77 digits and a sign
+  fit no Arrow decimal. Canonical form: ``-`` only before a non-zero value, no leading zeros.
 
 Reading (:func:`ints_from_arrow`) accepts any exact Arrow form of integers (integers, decimals
 of scale 0, digit strings, nulls) whatever the storage, so an ``atto`` column can become
@@ -31,7 +35,7 @@ import pyarrow as pa
 
 from hmyframe.errors import AmountError, short_repr
 
-__all__ = ["DECIMAL128", "DECIMAL_STRING", "IntStorage", "ints_from_arrow"]
+__all__ = ["DECIMAL128", "DECIMAL_STRING", "SIGNED_DECIMAL_STRING", "IntStorage", "ints_from_arrow"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _MASK64 = (1 << 64) - 1
@@ -120,6 +124,20 @@ DECIMAL_STRING = IntStorage(
     rank=1,
     checked_on_entry=True,
     file_alias="V32",
+)
+
+#: signed base-10 digit strings: the ``int256`` dtype's storage (-2**255 .. 2**255 - 1).
+SIGNED_DECIMAL_STRING = IntStorage(
+    label="int256",
+    arrow_type=pa.string(),
+    low=-(2**255),
+    high=2**255 - 1,
+    expected="a signed 256-bit integer, -2**255 .. 2**255 - 1",
+    rank=2,
+    checked_on_entry=True,
+    # 32 bytes as well; "|V32" (NumPy's spelling of the same raw-bytes type with its byte-order
+    # mark) keeps it apart from uint256's "V32" while plain pandas still parses it
+    file_alias="|V32",
 )
 
 

@@ -11,7 +11,7 @@ imports pandas. pyarrow turns a file's ``pandas`` key-value metadata into dtypes
   pandas' ``StringDtype`` when read back, not the ``pd.ArrowDtype(pa.string())`` of a fetch;
 * exact integer columns (``decimal128(38, 0)``; digit strings marked ``hmyframe.dtype``) are
   named by their storage's :attr:`~hmyframe._intarrow.IntStorage.file_alias` (``"V16"`` for
-  ``atto``, ``"V32"`` for ``uint256``): raw-bytes NumPy dtypes of the values' width, which no
+  ``atto``, ``"V32"`` for ``uint256``, ``"|V32"`` for ``int256``): raw-bytes NumPy dtypes of the values' width, which no
   frame column has. Without hmyframe, pandas resolves them to a NumPy dtype, which pyarrow
   ignores (it only uses extension dtypes named there): exact ``Decimal`` values / digit
   strings, no error. With :mod:`hmyframe.amounts` imported, each dtype claims its alias
@@ -31,7 +31,7 @@ import json
 
 import pyarrow as pa
 
-from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
+from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING, SIGNED_DECIMAL_STRING
 
 __all__ = ["DTYPE_KEY", "PANDAS_KEY", "pandas_metadata"]
 
@@ -82,7 +82,7 @@ def _column(f: pa.Field) -> dict[str, object]:
 
 
 #: the file alias of each exact-integer dtype named in field metadata (``hmyframe.dtype``)
-_ALIASES = {b"uint256": DECIMAL_STRING.file_alias}
+_ALIASES = {b"uint256": DECIMAL_STRING.file_alias, b"int256": SIGNED_DECIMAL_STRING.file_alias}
 
 
 def _logical(t: pa.DataType) -> str:

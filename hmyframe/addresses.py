@@ -37,6 +37,7 @@ __all__ = [
     "HRP",
     "ZERO_ADDRESS_HEX",
     "ZERO_ADDRESS_ONE",
+    "forms_of_bytes",
     "is_address",
     "normalize_many",
     "to_hex",
@@ -478,6 +479,29 @@ def normalize_codes(codes: U8) -> tuple[U8, U8, Mask]:
     for rows in (np.flatnonzero(is_hex), np.flatnonzero(~is_hex)):
         ones[rows], hexes[rows], ok[rows] = normalize_codes(codes[rows])
     return ones, hexes, ok
+
+
+def forms_of_bytes(raw: U8) -> tuple[U8, U8]:
+    """Both forms of ``n`` addresses given as an ``(n, 20)`` byte array (decoded ABI words).
+
+    Parameters
+    ----------
+    raw
+        Each row the 20 bytes of one address.
+
+    Returns
+    -------
+    tuple
+        ``(one1 codes, 0x codes)``: two ``(n, 42)`` uint8 arrays of ASCII character codes (the
+        ``one1`` form, and ``0x`` with lower-case hex).
+    """
+    if raw.ndim != 2 or raw.shape[1] != 20:
+        raise AddressError(raw.shape, "expected an (n, 20) array of address bytes")
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.shape[0] == 0:
+        empty = np.zeros((0, _ONE_LEN), dtype=np.uint8)
+        return empty, empty.copy()
+    return _one_codes(raw), _hex_codes(raw)
 
 
 def _codes(texts: list[str]) -> U8:

@@ -55,6 +55,9 @@ native_transfers = _accounts.native_transfers
 rewards_collected = _accounts.rewards_collected
 token_balances = _accounts.token_balances
 holders = _accounts.holders
+# contract events and calls decoded by an ABI (read through the logs / transactions / traces cache)
+events = _public.events
+calls = _public.calls
 # new blocks as they appear (an async iterator of frames)
 from hmyframe.engine._follow import follow as follow  # noqa: E402
 

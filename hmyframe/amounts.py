@@ -1,10 +1,10 @@
-"""Exact amounts in pandas: the ``atto`` and ``uint256`` dtypes, and conversions to ONE / units.
+"""Exact amounts in pandas: the ``atto``, ``uint256`` and ``int256`` dtypes, and conversions to ONE / units.
 
 Amounts on Harmony are integers of atto (1 ONE = 10**18 atto); the whole supply is about
 1.4e28 atto, beyond what ``int64`` (9.2e18) or a ``float64`` (exact to 2**53) can hold. pandas,
 however, computes poorly on Arrow decimals: ``a + b`` widens the precision until it overflows at
 38 digits, and ``cumsum``, ``nlargest`` and ``describe`` are not supported at all. So in
-DataFrames every exact amount column has one of two dtypes, both the one exact-integer extension
+DataFrames every exact amount column has one of three dtypes, all the one exact-integer extension
 array of :mod:`hmyframe._exactint` (what it supports is listed there) with a different storage:
 
 ``"atto"`` (:class:`AttoDtype`)
@@ -17,14 +17,23 @@ array of :mod:`hmyframe._exactint` (what it supports is listed there) with a dif
     text to pyarrow, polars, DuckDB and Dask; why in :mod:`hmyframe._intarrow`). A negative value
     or one above 2**256 - 1 raises :class:`~hmyframe.errors.AmountError` naming it, both when it
     enters the dtype and when it leaves for Arrow.
+``"int256"`` (:class:`Int256Dtype`)
+    Signed 256-bit integers: decoded ``intN`` contract arguments (:func:`hmyframe.events`).
+    Arrow and Parquet type ``string`` of base-10 digits with a ``-`` before negative values;
+    a value outside -2**255 .. 2**255 - 1 raises :class:`~hmyframe.errors.AmountError` naming
+    it, when it enters the dtype and when it leaves for Arrow.
 
-Arithmetic mixing the two gives ``uint256`` (the wider), exactly: ``fee + token_amount``.
+Arithmetic mixing two of them gives the later in this list, exactly: ``fee + token_amount`` is
+``uint256``; ``int256`` with either of the others is ``int256`` (a signed column is what a
+difference of amounts is). The values themselves are exact Python integers whatever the dtype
+says: the dtype's range is checked where they enter it and where they leave for Arrow.
 
 Round trips: pickle and ``DataFrame.copy`` keep both dtypes. Arrow and files:
 
 * ``pa.Table.from_pandas(df)`` (so ``df.to_parquet`` / ``df.to_feather``) makes the Arrow
-  extension types :class:`AttoType` (``hmyframe.atto`` over ``decimal128(38, 0)``) and
-  :class:`Uint256Type` (``hmyframe.uint256`` over digit strings), registered with pyarrow when
+  extension types :class:`AttoType` (``hmyframe.atto`` over ``decimal128(38, 0)``),
+  :class:`Uint256Type` (``hmyframe.uint256`` over digit strings) and :class:`Int256Type`
+  (``hmyframe.int256`` over signed digit strings), registered with pyarrow when
   this module is imported: ``pd.read_parquet`` / ``pd.read_feather`` then give the dtypes back.
   pandas without hmyframe cannot read such a file (pyarrow names the dtype in the file's pandas
   metadata, GH-39914) unless given ``dtype_backend="pyarrow"``; pyarrow, polars and DuckDB read
@@ -51,15 +60,20 @@ import pyarrow as pa
 from pandas.api.extensions import register_extension_dtype
 
 from hmyframe._exactint import ExactIntArray, ExactIntDtype, ExactIntType, _from_values, _is_na
-from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING
+from hmyframe._intarrow import DECIMAL128, DECIMAL_STRING, SIGNED_DECIMAL_STRING
 from hmyframe.errors import AmountError, short_repr
 
 __all__ = [
     "ATTO_PER_ONE",
+    "INT256_MAX",
+    "INT256_MIN",
     "UINT256_MAX",
     "AttoArray",
     "AttoDtype",
     "AttoType",
+    "Int256Array",
+    "Int256Dtype",
+    "Int256Type",
     "Uint256Array",
     "Uint256Dtype",
     "Uint256Type",
@@ -71,6 +85,9 @@ __all__ = [
 ATTO_PER_ONE = 10**18
 #: The largest value of the ``uint256`` dtype.
 UINT256_MAX = 2**256 - 1
+#: The smallest and the largest value of the ``int256`` dtype.
+INT256_MIN = -(2**255)
+INT256_MAX = 2**255 - 1
 
 
 @register_extension_dtype
@@ -116,6 +133,28 @@ class Uint256Array(ExactIntArray):
     _dtype = Uint256Dtype()
 
 
+@register_extension_dtype
+class Int256Dtype(ExactIntDtype):
+    """The pandas dtype of exact signed 256-bit integers (decoded ``intN`` arguments): ``"int256"``.
+
+    ``pd.Series([-(2**255), 2**255 - 1], dtype="int256")`` makes one. Values are exact Python ints
+    in -2**255 .. 2**255 - 1 (others raise :class:`~hmyframe.errors.AmountError`); Arrow type
+    ``string`` of base-10 digits, ``-`` before a negative value.
+    """
+
+    name = "int256"
+    storage = SIGNED_DECIMAL_STRING
+
+
+class Int256Array(ExactIntArray):
+    """An array of exact signed 256-bit integers (Python ints, with a missing-value mask).
+
+    Make one with ``pd.array(values, dtype="int256")``; see :mod:`hmyframe._exactint`.
+    """
+
+    _dtype = Int256Dtype()
+
+
 class AttoType(ExactIntType):
     """The Arrow extension type ``hmyframe.atto`` (storage ``decimal128(38, 0)``) of ``atto`` columns."""
 
@@ -128,13 +167,24 @@ class Uint256Type(ExactIntType):
     dtype_class = Uint256Dtype
 
 
+class Int256Type(ExactIntType):
+    """The Arrow extension type ``hmyframe.int256`` (storage: signed digit strings) of ``int256`` columns."""
+
+    dtype_class = Int256Dtype
+
+
 AttoDtype._array_type = AttoArray
 Uint256Dtype._array_type = Uint256Array
+Int256Dtype._array_type = Int256Array
 
 
 def _register_arrow_types() -> None:
-    """Register both extension types with pyarrow (again after a reload: the newest classes)."""
-    for dtype_class, arrow_type in ((AttoDtype, AttoType()), (Uint256Dtype, Uint256Type())):
+    """Register the extension types with pyarrow (again after a reload: the newest classes)."""
+    for dtype_class, arrow_type in (
+        (AttoDtype, AttoType()),
+        (Uint256Dtype, Uint256Type()),
+        (Int256Dtype, Int256Type()),
+    ):
         dtype_class.arrow_extension = arrow_type
         try:
             pa.unregister_extension_type(arrow_type.extension_name)

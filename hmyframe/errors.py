@@ -7,7 +7,8 @@ The hierarchy::
     │   ├── AddressError               not a valid one1 (bech32) or 0x address
     │   ├── AmountError                not an exact integer amount, or beyond decimal128(38, 0)
     │   ├── WrongChainError            an endpoint serves another chain (or shard) than expected
-    │   └── QueryError                 an SQL query (hmyframe.sql) DuckDB refused or could not run
+    │   ├── QueryError                 an SQL query (hmyframe.sql) DuckDB refused or could not run
+    │   └── AbiError                   a malformed contract ABI or signature (names the entry)
     ├── TransportError                 the request did not get a JSON-RPC answer
     │   ├── HTTPStatusError            non-2xx HTTP status (after retries)
     │   ├── ConnectionFailedError      refused, reset, DNS, timeout (after retries)
@@ -21,6 +22,7 @@ The hierarchy::
     │   └── NotFoundError              a block / transaction the node does not have
     ├── ResponseShapeError             the answer does not have the shape we expected
     ├── InconsistentAnswerError        answers that contradict their blocks (receipts, logs)
+    ├── AbiDecodeError                 bytes that do not decode as the ABI types say (hmyframe.abi.decode)
     ├── CacheError                     a cache file is stale, corrupt or unwritable
     ├── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
     └── ConversionWorkerError          a conversion worker process died
@@ -37,6 +39,8 @@ import reprlib
 from typing import Any
 
 __all__ = [
+    "AbiDecodeError",
+    "AbiError",
     "AddressError",
     "AmountError",
     "CacheError",
@@ -209,6 +213,12 @@ class QueryError(ConfigError):
     type mismatch) or failed to run (an overflow...); the message carries DuckDB's reason."""
 
 
+class AbiError(ConfigError):
+    """A contract ABI or signature that cannot be used: malformed JSON, an entry without a name,
+    an unknown or unsupported type, too many indexed arguments. The one-line message names the
+    entry (its position and name) and what was expected."""
+
+
 class TransportError(HmyframeError):
     """The request did not produce a JSON-RPC answer (network, HTTP status, timeout).
 
@@ -372,6 +382,13 @@ class InconsistentAnswerError(HmyframeError):
     hash, a receipt for a transaction its block lacks (or none for one it has), receipts whose
     gas does not sum to the block's ``gasUsed``. The message names the block; nothing of the
     chunk's receipts or logs is cached."""
+
+
+class AbiDecodeError(HmyframeError):
+    """Bytes that do not decode as the given ABI types (too short, a pointer out of range, a value
+    out of range for its type, bad padding), from :func:`hmyframe.abi.decode`. The decoders of
+    :func:`hmyframe.events` and :func:`hmyframe.calls` never raise it: such a log or call is
+    listed in ``df.attrs["undecoded"]`` with this message as its reason."""
 
 
 class CacheError(HmyframeError):

@@ -29,6 +29,7 @@ TINY: dict[str, tuple[list[str], str]] = {
         ["--blocks", "40", "--range", "10", "--batch", "10", "--concurrency", "2", "--repeat", "1"],
         "getBlocks x10",
     ),
+    "events.py": (["--logs", "3000", "--sample", "300", "--repeat", "1"], "eth-abi/hmyframe"),
     "export_memory.py": (["--blocks", "60"], "peak RSS of the exporting process"),
     "floor.py": (["--blocks", "20", "--chunk", "10", "--repeat", "1"], "hmyframe/floor"),
     "fetch_strategy.py": (["--blocks", "60", "--repeat", "1"], "range"),

@@ -26,6 +26,7 @@ matplotlib.use("Agg")
 NAMED = {
     "sql": "tests/test_readme_examples.py",
     "provenance": "tests/test_readme_examples.py",
+    "events": "tests/test_readme_examples.py",
     "roundtrip": "tests/engine/test_roundtrip.py",
 }
 

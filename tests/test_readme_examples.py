@@ -1,5 +1,6 @@
-"""The SQL and provenance examples of the docs, run as written (between their ``example:sql`` and
-``example:provenance`` markers, docs/sql.md and docs/cache.md): each ``python`` block executed in
+"""The SQL, provenance and contract-events examples of the docs, run as written (between their
+``example:sql``, ``example:provenance`` and ``example:events`` markers, docs/sql.md, docs/cache.md
+and the README): each ``python`` block executed in
 one namespace, each ``hmyframe ...`` line of an ``sh`` block run through the command line, in a
 fresh folder. (tests/doc_examples.py finds the blocks; tests/test_doc_examples.py runs the rest.)"""
 
@@ -74,3 +75,40 @@ def test_the_sql_and_provenance_examples_run_and_say_what_they_claim(
         assert source["files"] == 1
         assert source["endpoint"] in verbose
     assert verbose.count(f"({CLIENT_VERSION})") == 6  # blocks, transactions, staking transactions x 2 shards
+
+
+def test_the_contract_events_example_runs_and_says_what_it_claims(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HMYFRAME_CACHE", str(tmp_path / "default-cache"))
+    namespace: dict[str, Any] = {}
+    multi, single = _run(example("events"), namespace, capsys)
+
+    # the HRC-20 Transfers, against a decode by hand of the cached logs
+    logs = hmyframe.read("logs", "events-demo/")
+    transfer_topic = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+    mine = logs[(logs["topic0"] == transfer_topic) & (logs["topic_count"] == 3)]
+    transfers = namespace["transfers"]
+    assert len(transfers) == len(mine) > 10
+    assert transfers["value"].tolist() == [int(d, 16) for d in mine["data"]]
+    assert transfers["from_hex"].tolist() == ["0x" + t[26:] for t in mine["topic1"]]
+    assert transfers["value"].sum() == sum(int(d, 16) for d in mine["data"])
+    assert "4 topics" in transfers.attrs["undecoded"][0]["reason"]
+    assert set(namespace["nft"]) == {"Transfer", "Approval", "ApprovalForAll"}
+    assert len(namespace["nft"]["Transfer"]) == len(transfers.attrs["undecoded"])
+    sent = namespace["sent"]
+    assert len(sent) > 0
+    assert "0x40c10f19" in {u["selector"] for u in sent.attrs["unknown_selectors"]}  # mint(address,uint256)
+    swaps = namespace["swaps"]
+    assert swaps.empty
+    assert list(swaps.columns[-6:]) == ["amount0In", "amount1In", "amount0Out", "amount1Out", "to", "to_hex"]
+
+    # the command line: one file per event in the folder, and one CSV of a signature
+    for name in ("TransferSingle", "TransferBatch", "ApprovalForAll", "URI"):
+        rows = len(pq.read_table(tmp_path / "events-demo" / "hrc1155" / f"{name}.parquet"))
+        assert f"{name}: {rows:,} logs" in multi
+    (count,) = re.findall(r"TransferSingle: ([\d,]+) logs", single)
+    lines = (tmp_path / "single.csv").read_text().splitlines()
+    assert len(lines) - 1 == int(count.replace(",", ""))
+    assert lines[0].split(",")[-2:] == ['"id"', '"value"']

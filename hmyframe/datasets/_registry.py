@@ -102,7 +102,7 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     Exact amounts (``decimal128(38, 0)``) become the ``atto`` dtype of :mod:`hmyframe.amounts`
     (exact integers that do arithmetic: ``+``, ``-``, ``sum``, ``cumsum``, ``groupby``,
     ``describe``...), and a column whose field metadata names a dtype
-    (``b"hmyframe.dtype": b"uint256"`` on a string of digits) becomes that dtype. Every other column keeps its Arrow type as its pandas dtype (timestamps
+    (``b"hmyframe.dtype": b"uint256"`` or ``b"int256"`` on a string of digits) becomes that dtype. Every other column keeps its Arrow type as its pandas dtype (timestamps
     keep UTC). ``pa.Table.from_pandas(df, schema=table.schema)`` gives back the same Arrow types
     (without the schema, exact columns become the ``hmyframe.atto`` / ``hmyframe.uint256``
     extension types over the same storage, which this function also reads).
@@ -136,7 +136,7 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
 
 
 #: exact-integer dtypes stored as digit strings, recognised by name
-_NAMED_DTYPES = ("uint256",)
+_NAMED_DTYPES = ("uint256", "int256")
 
 
 def _dtype_named(name: str) -> Any:

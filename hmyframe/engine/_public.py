@@ -10,6 +10,9 @@
   and IDEs (``__signature__``), and gets a docstring built from the dataset's schema.
 * Point lookups (``head``, ``shards``, ``tx_counts``, the ``*_by_hash`` functions...) have
   signatures of their own and are written here once each, documented from the same table.
+* The decoders :func:`events` and :func:`calls` read a range dataset (``logs``,
+  ``transactions``, ``traces``) through the same range fetch and cache, then decode it with
+  :mod:`hmyframe.abi` off the event loop: a range already cached sends no request.
 * :func:`sync_twin` makes the blocking twin of any of them (``hmyframe.api``).
 * :data:`REGISTRY` lists every public fetcher; ``hmyframe.engine`` / ``hmyframe.aio`` and
   ``hmyframe.api`` / ``hmyframe`` each bind every name in it once (a test checks they match).
@@ -72,6 +75,8 @@ __all__ = [
     "PublicFunction",
     "ShardSpec",
     "TraceRpc",
+    "calls",
+    "events",
     "fetch",
     "head",
     "pending_cx_receipts",
@@ -200,12 +205,45 @@ PARAMETERS: dict[str, str] = {
         "``amount_scaled`` (``amount / 10**token_decimals`` as a float, null where the decimals are "
         "unknown; exact: ``hmyframe.to_units(df.amount, df.token_decimals)``). Default ``False``."
     ),
+    "abi_events": (
+        "The contract interface: an ABI (a JSON file's path, JSON text, a list of entries, or a "
+        "Hardhat / Foundry artifact), a built-in name (``'hrc20'``, ``'hrc721'``, ``'hrc1155'``, "
+        "``'wone'``, ``'uniswap_v2_factory'``, ``'uniswap_v2_pair'``, ``'uniswap_v2_router'``), or "
+        'event signatures (``"Swap(address indexed sender, uint256 amount0In, uint256 amount1In, '
+        'uint256 amount0Out, uint256 amount1Out, address indexed to)"``; names optional, several '
+        "separated by ``;``). A malformed ABI raises :class:`~hmyframe.errors.AbiError` naming the entry."
+    ),
+    "abi_calls": (
+        "The contract interface: an ABI (a JSON file's path, JSON text, a list of entries, or a "
+        'Hardhat / Foundry artifact), a built-in name (``"hrc20"``, ``"uniswap_v2_router"``...), or '
+        'function signatures (``"transfer(address to, uint256 amount)"``; names optional, several '
+        "separated by ``;``). A malformed ABI raises :class:`~hmyframe.errors.AbiError` naming the entry."
+    ),
+    "event": (
+        "Which events of the ABI to decode: a name (every overload of it), a signature, or a list "
+        "of these; ``None`` (default): all. One event gives one DataFrame, several a dict of "
+        "DataFrames by event name (by signature where two share a name)."
+    ),
+    "function": (
+        "Which functions of the ABI to decode: a name (every overload of it), a signature, or a "
+        "list of these; ``None`` (default): all. One function gives one DataFrame, several a dict "
+        "of DataFrames by function name (by signature where two share a name)."
+    ),
+    "contract_address": (
+        "Only this contract (one1 or 0x), or any of a list of them: the logs it emitted "
+        "(``events``), the calls it received (``calls``). Default ``None``: every contract."
+    ),
+    "traces_flag": (
+        "``False`` (default): decode the input of the transactions (``transactions``). ``True``: "
+        "decode every call of the ``traces`` dataset instead: each transaction's own call and its "
+        "internal calls, with ``trace_address``, ``call_type`` and ``error`` (needs a trace endpoint)."
+    ),
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
     "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
 }
 
-_UNITS = {"range": "blocks", "snapshot": "validator pages", "lookup": "answers"}
+_UNITS = {"range": "blocks", "snapshot": "validator pages", "lookup": "answers", "decoded": "blocks"}
 
 
 def _param_doc(name: str, kind: str, label: str | None = None) -> str:
@@ -277,6 +315,23 @@ async def _range(
     extend: Callable[[Session, dict[int, tuple[int, int]], pa.Table], Awaitable[pa.Table]] | None = None,
 ) -> Frame:
     check_output(output)
+    table = await _range_table(name, start, end, shard, rpc, trace_rpc, cache, options, progress, extend)
+    return to_output(table, output)
+
+
+async def _range_table(
+    name: str,
+    start: object,
+    end: object,
+    shard: object,
+    rpc: object,
+    trace_rpc: TraceRpc,
+    cache: CacheArg,
+    options: FetchOptions | None,
+    progress: ProgressArg,
+    extend: Callable[[Session, dict[int, tuple[int, int]], pa.Table], Awaitable[pa.Table]] | None = None,
+) -> pa.Table:
+    """The Arrow table of range dataset ``name`` (through the cache), shard after shard."""
     parse_range(start, end)  # a spec that is not understood fails before any request
     spec = _shard_spec(shard)
     async with _session(rpc, trace_rpc, cache, options) as session:
@@ -288,7 +343,7 @@ async def _range(
         table = tables[name]
         if extend is not None:  # more of the node's answers, in the same session
             table = await extend(session, ranges, table)
-    return to_output(table, output)
+    return table
 
 
 async def _snapshot(
@@ -393,7 +448,8 @@ class PublicFunction:
     name
         Its name in ``hmyframe`` and ``hmyframe.aio``.
     kind
-        ``"range"``, ``"snapshot"``, ``"lookup"`` or ``"any"`` (:func:`fetch`).
+        ``"range"``, ``"snapshot"``, ``"lookup"``, ``"any"`` (:func:`fetch`) or ``"decoded"``
+        (:func:`events`, :func:`calls`: a range dataset decoded by a contract ABI).
     dataset
         The dataset it returns (``None`` for :func:`head` and :func:`fetch`).
     function
@@ -401,7 +457,7 @@ class PublicFunction:
     """
 
     name: str
-    kind: Literal["range", "snapshot", "lookup", "any"]
+    kind: Literal["range", "snapshot", "lookup", "any", "decoded"]
     dataset: str | None
     function: Callable[..., Coroutine[Any, Any, Any]]
 
@@ -411,7 +467,10 @@ REGISTRY: dict[str, PublicFunction] = {}
 
 
 def _register(
-    name: str, kind: Literal["range", "snapshot", "lookup", "any"], dataset: str | None, function: Any
+    name: str,
+    kind: Literal["range", "snapshot", "lookup", "any", "decoded"],
+    dataset: str | None,
+    function: Any,
 ) -> None:
     if name in REGISTRY:
         raise ConfigError(f"public fetcher {name!r} is defined twice")
@@ -509,7 +568,7 @@ snapshot_fetcher = _factory(_snapshot_template, "snapshot", False, _snapshot_doc
 
 
 def _public(
-    kind: Literal["lookup", "any"],
+    kind: Literal["lookup", "any", "decoded"],
     dataset: str | None,
     summary: str,
     parameters: Sequence[str | tuple[str, str]],
@@ -775,6 +834,149 @@ async def traces_by_hash(
                 session, hashes, shard, on_missing=on_missing, progress=bar.update
             )
     return to_output(table, output, {"not_found": missing})
+
+
+# --------------------------------------------------------------------------- decoded contracts
+
+_DECODED_RETURNS = (
+    "pandas.DataFrame, or a dict of them (``output`` may ask for pyarrow Tables or polars DataFrames)\n"
+    "    {what}: the position columns first ({position}), then one column per argument in "
+    "declaration order: ``uintN`` exact ``uint256``, ``intN`` exact ``int256``, ``address`` "
+    "one1 with a ``_hex`` twin, ``bool``, ``bytesN`` / ``bytes`` 0x hex, ``string``, arrays as "
+    'lists, tuples flattened as ``NAME.MEMBER``{extra}. ``df.attrs["undecoded"]`` lists the '
+    "{rows} that matched but do not decode (position and reason){unknown}."
+)
+
+
+@_public(
+    "decoded",
+    None,
+    "Contract events of blocks ``start..end`` decoded into one typed column per argument.",
+    [
+        ("abi", "abi_events"),
+        "start",
+        "end",
+        "shard",
+        ("address", "contract_address"),
+        "event",
+        "rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _DECODED_RETURNS.format(
+        what="One frame per event, one row per log",
+        position="``block_number``, ``shard_id``, ``transaction_hash``, ``transaction_index``, "
+        "``log_index``, the emitting contract ``address`` / ``address_hex``",
+        extra=", an indexed argument of a dynamic type as its topic hash",
+        rows="logs",
+        unknown="",
+    ),
+    "The logs are read through the ``logs`` dataset and its cache (a range fetched once is "
+    "decoded again without a request). A log is decoded by an event when its ``topic0`` is the "
+    "event's (an anonymous event: when its topic count is the event's) and, with ``address``, "
+    "when that contract emitted it. Events whose arguments are one-word types (Swap, Sync, "
+    "Transfer...) are decoded column-wise over Arrow buffers; exact integers never pass through "
+    "a float.",
+    ">>> import hmyframe\n"
+    '>>> swaps = hmyframe.events("uniswap_v2_pair", 0, 999, event="Swap", rpc="devnet")  # doctest: +SKIP\n'
+    '>>> frames = hmyframe.events("hrc20", "-1000:", address="one1...")  # doctest: +SKIP',
+)
+async def events(
+    abi: object,
+    start: BlockSpec,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    address: str | Sequence[str] | None = None,
+    event: str | Sequence[str] | None = None,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Any:
+    import asyncio
+
+    from hmyframe.abi._api import choose_events, keys_of, shape
+    from hmyframe.abi._decode import addresses_filter, decode_logs
+
+    check_output(output)
+    chosen, single = choose_events(abi, event)  # a bad ABI, event or address fails before any request
+    addresses_filter(address)
+    table = await _range_table("logs", start, end, shard, rpc, None, cache, options, progress)
+    decoded = await asyncio.to_thread(decode_logs, table, chosen, address, keys_of(chosen))
+    return shape(decoded, single, output)
+
+
+@_public(
+    "decoded",
+    None,
+    "Contract calls of blocks ``start..end``: each transaction's input (or each traced call) "
+    "decoded into one typed column per argument, one frame per function.",
+    [
+        ("abi", "abi_calls"),
+        "start",
+        "end",
+        "shard",
+        ("address", "contract_address"),
+        "function",
+        ("traces", "traces_flag"),
+        "rpc",
+        "trace_rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _DECODED_RETURNS.format(
+        what="One frame per function, one row per call",
+        position="``block_number``, ``shard_id``, ``transaction_hash``, ``transaction_index``, "
+        "with ``traces=True`` ``trace_index``, ``trace_address``, ``call_type``, then "
+        "``from_address``, ``to_address`` (and ``_hex``), ``call_value`` (the ONE sent, atto), with traces ``error``",
+        extra="",
+        rows="calls",
+        unknown='; ``df.attrs["unknown_selectors"]`` lists the selectors of the other calls '
+        "(to ``address``, if given) that no function of the ABI has, with their counts",
+    ),
+    "The calls are read through the ``transactions`` dataset (``traces=True``: ``traces``) and its "
+    "cache. A call belongs to a function when its input starts with the function's selector; "
+    "input beyond the arguments is allowed, as the EVM allows it.",
+    ">>> import hmyframe\n"
+    '>>> swaps = hmyframe.calls("uniswap_v2_router", 0, 999, address="one1...")  # doctest: +SKIP',
+)
+async def calls(
+    abi: object,
+    start: BlockSpec,
+    end: BlockSpec | None = None,
+    shard: ShardSpec = 0,
+    *,
+    address: str | Sequence[str] | None = None,
+    function: str | Sequence[str] | None = None,
+    traces: bool = False,
+    rpc: object = None,
+    trace_rpc: TraceRpc = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Any:
+    import asyncio
+
+    from hmyframe.abi._api import choose_functions, keys_of, shape
+    from hmyframe.abi._decode import addresses_filter, decode_calls
+
+    check_output(output)
+    flag: object = traces
+    if not isinstance(flag, bool):
+        raise ConfigError(f"traces must be True or False, got {short_repr(flag)}")
+    chosen, single = choose_functions(abi, function)
+    addresses_filter(address)
+    name = "traces" if traces else "transactions"
+    table = await _range_table(name, start, end, shard, rpc, trace_rpc, cache, options, progress)
+    decoded = await asyncio.to_thread(decode_calls, table, chosen, address, keys_of(chosen), traces)
+    return shape(decoded, single, output)
 
 
 # --------------------------------------------------------------------------- sync twins

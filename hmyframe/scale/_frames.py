@@ -11,7 +11,7 @@ import pandas as pd
 from hmyframe import datasets as ds
 from hmyframe._exactint import ExactIntArray, ExactIntDtype
 from hmyframe._parts import Part
-from hmyframe.amounts import AttoDtype, Uint256Dtype
+from hmyframe.amounts import AttoDtype, Int256Dtype, Uint256Dtype
 from hmyframe.errors import ConfigError
 
 __all__ = ["read_dask"]
@@ -20,7 +20,7 @@ _registered = False
 
 
 def _register_atto() -> None:
-    """Teach Dask to make example values of the exact-integer dtypes (``atto``, ``uint256``).
+    """Teach Dask to make example values of the exact-integer dtypes (``atto``, ``uint256``, ``int256``).
 
     Dask needs them to infer results (it looks up the dtype's exact class: each is registered).
     """
@@ -32,7 +32,7 @@ def _register_atto() -> None:
     def _nonempty(dtype: ExactIntDtype) -> ExactIntArray:
         return dtype.construct_array_type()._from_sequence([1, None], dtype=dtype)
 
-    for dtype_class in (AttoDtype, Uint256Dtype):
+    for dtype_class in (AttoDtype, Uint256Dtype, Int256Dtype):
         extensions.make_array_nonempty.register(dtype_class)(_nonempty)
     _registered = True
 
