@@ -3,8 +3,8 @@
 For every answer of the corpus (``real_corpus.load()``: tests/real/<collection>/ and the node
 replies among the vendored samples) whose method the devnet serves, the analogous request
 (:func:`analogues.analogue`: same method and param forms, a devnet subject like the real one)
-is sent to the devnet in the profile of the answer's period (:data:`PROFILE_SINCE`), and the two answers' shapes are
-compared strictly, both ways and at every depth (:mod:`shapes`): missing and extra keys, key
+is sent to the devnet in the profile of the answer's period (:data:`PROFILE_SINCE`, by its
+date), and the two answers' shapes are compared strictly, both ways and at every depth (:mod:`shapes`): missing and extra keys, key
 spellings, JSON types, hex quantity vs number, hex vs one1 vs 0x address forms, hash and
 address widths, ``null`` vs missing vs ``[]``/``""``. Values are not compared.
 
@@ -13,12 +13,14 @@ Key order is compared twice:
 * with the real answer, where its source kept the node's order (:data:`REORDERED` lists the
   sources that did not, with the evidence);
 * with the node's source (:mod:`key_orders`): struct field order, or sorted keys at every depth
-  for what goes through ``NewStructuredResponse``.
+  for what goes through ``NewStructuredResponse`` (today's node, for the current profile); the
+  early-2020 node's maps and structs for the legacy profile.
 
 Every difference is one line: method, namespace, corpus id, JSON path, what the real node sent
 and what the devnet sent. A test fails on any difference not recorded in
-:data:`era_differences.RECORDED` (differences between node eras, hand-edited recordings, and
-node states the devnet does not produce, each with its evidence), and
+:data:`era_differences.RECORDED` (differences between node eras, hand-edited recordings, node
+states the devnet does not produce, and the user's spec kept by the legacy profile, each with
+its evidence), and
 :func:`test_recorded_differences_still_occur` fails when a recorded one no longer occurs.
 
 Recording convention: harmony-test keeps one element as the reference of a list answer
