@@ -1,10 +1,12 @@
 """Differences between real node answers and the devnet that are not devnet errors, with their
 evidence: the one table test_shape_parity accepts (and checks is still true).
 
-The devnet's ``current`` profile models today's node (source commit dc52025a, 2025-06). A real
-answer from an older node may lack what was added since, or show what was changed since: an
-**era** difference (the node's source history dates the change; the corpus shows each side).
-Two more kinds are recorded here because they are not devnet errors either:
+The devnet's ``current`` profile models today's node (source commit dc52025a, 2025-06), its
+``legacy`` profile the early-2020 node (test_shape_parity.PROFILE_SINCE says which answers go to
+which). A real answer from another node version than its profile's may lack what was added
+since, or show what was changed since: an **era** difference (the node's source history dates
+the change; the corpus shows each side). Three more kinds are recorded here because they are
+not devnet errors either:
 
 * **recording**: the corpus answer is not the node's verbatim answer. The harmony-test
   reference replies (``tests/samples/*harmony-test*``) are Python literals first recorded from a
