@@ -226,7 +226,9 @@ class _TypedItem(_Item, gc=False):
 
 _BLOCK_KEYS = ("number", "parentHash", "miner", "stateRoot", "transactionsRoot", "gasLimit", "logsBloom")
 
-_BlocksPayload = _Item | list[_Item | str] | None
+#: A list's ``null`` entries are the gaps of the 2020 node's pool listings (see
+#: :func:`_pool_gaps`); anywhere else they are refused.
+_BlocksPayload = _Item | list[_Item | str | None] | None
 
 
 class TraceAction(msgspec.Struct, gc=False):
@@ -374,7 +376,9 @@ class DecodedBlocks:
 
 
 _BLOCKS_DECODER = msgspec.json.Decoder(_BlocksPayload, float_hook=Decimal)
-_TYPED_BLOCKS_DECODER = msgspec.json.Decoder(_TypedItem | list[_TypedItem | str] | None, float_hook=Decimal)
+_TYPED_BLOCKS_DECODER = msgspec.json.Decoder(
+    _TypedItem | list[_TypedItem | str | None] | None, float_hook=Decimal
+)
 
 
 def _convert(item: _Item, cls: type[_S]) -> _S:
@@ -406,6 +410,28 @@ def _classify(item: _Item, path: str, out: DecodedBlocks, what: str) -> None:
         )
 
 
+def _pool_gaps(items: list[Any], index: int, what: str) -> None:
+    """Check the ``null`` entries of an array answer: only a pool listing may hold them.
+
+    From early 2020 until harmony 579250a07 (2020-07-29) ``pendingTransactions`` and
+    ``pendingStakingTransactions`` allocated one slot per pool entry and filled only the entries
+    of their own kind: a staking transaction in the pool (or a plain one, for the staking
+    listing), or one whose sender could not be read, left a ``null`` (harmony-one/harmony#2922;
+    internal/hmyapi/apiv1 PendingTransactions at 48298c2e9). Such a slot holds no transaction:
+    nothing to take. Among blocks or signer addresses a ``null`` is an error.
+    """
+    gap = items.index(None)
+    for item in items:
+        if isinstance(item, str):
+            raise ResponseShapeError(
+                what, payload_path(index, f"[{gap}]"), None, "a signer address like the rest of the array"
+            )
+        if item is not None and any(getattr(item, k) is not None for k in _BLOCK_KEYS):
+            raise ResponseShapeError(
+                what, payload_path(index, f"[{gap}]"), None, "a block like the rest of the array"
+            )
+
+
 def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlocks:
     """Decode ``blocks``-source payloads once for every block-derived dataset.
 
@@ -416,7 +442,8 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
         ``getBlockByHash``; ``null`` for an unknown hash gives nothing), an array of block
         objects (``getBlocks``), a transaction or staking-transaction object or an array of them
         (``getTransactionByHash``, ``pendingTransactions``, ``pendingStakingTransactions``,
-        ``getStakingTransactionByHash``...), a ``{"staking_transactions": [...]}`` history
+        ``getStakingTransactionByHash``...; a pool listing's ``null`` entries hold no
+        transaction and are skipped), a ``{"staking_transactions": [...]}`` history
         page, or an array of signer addresses (``getBlockSigners``; give its block number in
         :attr:`ConvertContext.block_numbers`). Any generation (v1 hex / v2 numbers) and format
         (early-2020 or current).
@@ -445,6 +472,13 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
             continue
         if isinstance(decoded, _Item):
             _classify(decoded, payload_path(i), out, what)
+            continue
+        if None in decoded:
+            _pool_gaps(decoded, i, what)
+            for j, entry in enumerate(decoded):
+                if entry is not None:
+                    assert isinstance(entry, _Item)
+                    _classify(entry, payload_path(i, f"[{j}]"), out, what)
             continue
         strings = [s for s in decoded if isinstance(s, str)]
         if strings:

@@ -11,11 +11,12 @@ with the node's code and message.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from hmyframe.addresses import to_hex as parse_address
-from hmyframe.devnet.render import Gen
+from hmyframe.devnet.render import Gen, Profile
 from hmyframe.errors import AddressError
 
 __all__ = [
@@ -206,10 +207,50 @@ def int_param(value: Any, index: int, go_type: str = "int") -> int:
     return number
 
 
-def index_param(value: Any, index: int, gen: Gen) -> int:
-    """A transaction index: v1 ``hexutil.Uint`` (hex string), v2 ``int`` (JSON number)."""
+def _go_quote(text: str) -> str:
+    """``strconv.Quote`` for what the node's messages quote (ASCII: as JSON escapes it)."""
+    return json.dumps(text)
+
+
+def _parse_int64(text: str, base: int) -> int:
+    """Go's ``strconv.ParseInt(text, base, 64)``; raises ValueError with Go's message."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    alphabet = "0123456789abcdefABCDEF"[: base if base == 10 else 22]
+    if not digits or any(c not in alphabet for c in digits):
+        raise ValueError(f"strconv.ParseInt: parsing {_go_quote(text)}: invalid syntax")
+    number = int(text, base)
+    if not -(2**63) <= number <= _INT64_MAX:
+        raise ValueError(f"strconv.ParseInt: parsing {_go_quote(text)}: value out of range")
+    return number
+
+
+def _transaction_index(value: Any) -> int:
+    """Today's ``TransactionIndex.UnmarshalJSON`` (rpc/harmony/types.go, both generations): the
+    raw JSON token, its quotes stripped, read as ``0x`` hex or else decimal by
+    ``strconv.ParseInt``; a negative index wraps to a uint64 (past any block's end)."""
+    # the token (a string's text between its quotes, as JSON escapes it)
+    raw = json.dumps(value)[1:-1] if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    text = raw.strip()
+    number = _parse_int64(text[2:], 16) if text.startswith("0x") else _parse_int64(text, 10)
+    return number % 2**64
+
+
+def index_param(value: Any, index: int, gen: Gen, profile: Profile = "current") -> int:
+    """A transaction index (``*_get(Staking)TransactionByBlock*AndIndex``).
+
+    ``current``: ``TransactionIndex`` in both generations (a JSON number, a ``0x`` hex string or
+    a decimal string; harmony 579250a07, 2020-07-29), as mainnet answered
+    ``hmyv2_getTransactionByBlockNumberAndIndex`` with ``"0x0"`` in 2023. ``legacy`` (the
+    early-2020 node, internal/hmyapi at harmony a4479d62d): v1 ``hexutil.Uint`` (hex string), v2
+    ``uint64`` (JSON number).
+    """
+    if profile == "current":
+        try:
+            return _transaction_index(value)
+        except ValueError as exc:
+            raise _invalid(index, str(exc)) from None
     if gen == 2:
-        return int_param(value, index, "int")
+        return int_param(value, index, "uint64")
     if not isinstance(value, str):
         raise _invalid(index, "json: cannot unmarshal non-string into Go value of type hexutil.Uint")
     try:

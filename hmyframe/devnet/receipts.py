@@ -12,9 +12,12 @@
   ``type`` (the directive number) instead of ``from``/``to``/``shardID``. v1 numbers are hex
   quantities, v2 JSON numbers.
 * Legacy profile (the early-2020 node, per the docs samples): no ``effectiveGasPrice``,
-  ``contractAddress`` null unless a creation, ``root`` the block's state root (the docs' v1
-  samples show ``root``, the CLI's and v2's ``status``: both are sent); no ``getBlockReceipts``
-  (a later addition).
+  ``contractAddress`` null unless a creation, ``status`` and no ``root``: that node sent one of
+  the two, ``root`` (the post-state) for a block before the chain's S3 epoch and ``status``
+  after it (internal/hmyapi/apiv1 GetTransactionReceipt at harmony a4479d62d,
+  core/state_processor.go); the devnet's chain is past S3 from epoch 0 like testnet's, as
+  the early-2020 CLI receipts show (``status``, no ``root``); no ``getBlockReceipts`` (a later
+  addition).
 * Logs are the same in every namespace and generation (``types.Log`` field order in ``getLogs``
   and in legacy receipts, sorted keys inside today's receipts): lower-case 0x ``address``, hex
   ``blockNumber``/``transactionIndex``/``logIndex``, ``removed`` false; their
@@ -131,8 +134,6 @@ def receipt_obj(
     if not legacy:
         obj["effectiveGasPrice"] = num(tx.gas_price)
         obj["root"] = "0x"
-    else:
-        obj["root"] = block.state_root
     obj["status"] = num(int(status))
     obj["transactionHash"] = tx.hash
     obj["transactionIndex"] = num(index)

@@ -7,11 +7,12 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+import real_corpus
 from ds_helpers import as_bytes, consumed, load
 
 from hmyframe.addresses import to_hex, to_one
 from hmyframe.datasets import DATASETS, ConvertContext, decode_blocks, traces_context
-from hmyframe.errors import ConfigError
+from hmyframe.errors import ConfigError, ResponseShapeError
 
 CTX = ConvertContext(
     shard_id=0,
@@ -183,6 +184,29 @@ def test_pending_transactions_have_null_block_fields():
         assert row["transaction_index"] is None
         assert row["timestamp"] is None
         assert row["value"] > 0
+
+
+def test_pending_transactions_skip_the_pool_gaps():
+    """The 2020 node's pool listings held ``null`` where a pool entry was not of the asked kind
+    (harmony-one/harmony#2922, fixed by harmony 579250a07): those slots hold no transaction, the
+    others convert at their own paths; a ``null`` among blocks or signers is still refused."""
+    answer = real_corpus.by_id("issues/hmy_pendingTransactions__harmony-2922.json")
+    assert answer.result[:2] == [None, None]
+    payload = json.dumps(answer.result).encode()
+    decoded = decode_blocks([payload], "transactions")
+    assert decoded.tx_paths == ["payload[0][2]"]
+    (row,) = _rows(DATASETS["transactions"].convert([payload], CTX))
+    real = answer.result[2]
+    assert row["transaction_hash"] == real["hash"]
+    assert row["from_address"] == real["from"]
+    assert row["value"] == int(real["value"], 16)  # 0x1144a18dd4735dc100000: past 2**64, exact
+    assert row["block_number"] is None
+    assert row["block_hash"] is None  # the zero hash of a pending transaction
+    assert DATASETS["transactions"].convert([b"[null, null]"], CTX).num_rows == 0
+    block = json.dumps(load("hmyv2_getBlocks__harmony-test.test_staking.test_get_blocks_v2.json").result)
+    for bad, expected in ((f"[{block}, null]", "a block"), ('["one1x", null]', "a signer address")):
+        with pytest.raises(ResponseShapeError, match=rf"'payload\[0\]\[1\]' has None; expected {expected}"):
+            decode_blocks([bad.encode()], "blocks")
 
 
 def test_block_sample_full_and_legacy_fields():

@@ -412,6 +412,13 @@ def _from_params(answer: Answer, chain: Chain) -> Ask:
         if out.get("topics"):
             out["topics"] = []  # the real topics name the real chain's events
         return Ask([out])
+    if name == "getBalance":
+        account = find_tx(chain, lambda t: t.nonce > 0).sender
+        return Ask([_like_address(params[0], account), *(_like_number(p, head) for p in params[1:])])
+    if name in ("newFilter", "uninstallFilter"):
+        # the answer is the node's own (a new filter's id; false for an id it never gave out),
+        # whatever the criteria: the real ones (their topics too) serve as they are
+        return Ask(params)
     raise AssertionError(f"{answer.id}: no analogue for {answer.method} with params; add one to analogues.py")
 
 
@@ -420,7 +427,10 @@ def _validator_like(chain: Chain, result: Any) -> str:
     the same committee membership when the devnet has one like that (the devnet's choice
     otherwise: it does not make epoch 0's never-elected validators "in the committee")."""
     result = result if isinstance(result, dict) else {}
-    with_stats = result.get("metrics") is not None
+    if "current-epoch-voting-power" in result:  # the early-2020 format: one entry per key's metrics
+        with_stats = bool(result["current-epoch-voting-power"])
+    else:
+        with_stats = result.get("metrics") is not None
     in_committee = bool(result.get("currently-in-committee"))
     snapshots = chain.validators(chain.head(0))
     alike = [v for v in snapshots if (v.metrics is not None) == with_stats]
@@ -442,6 +452,10 @@ def analogue(answer: Answer, chain: Chain, sample: Sample | None = None) -> tupl
         if answer.name in ("getValidatorInformation", "getValidatorInformationByBlockNumber"):
             ask = Ask([hex_to_one(_validator_like(chain, answer.result)), *ask.params[1:]])
         return answer.method, ask
+    if answer.params is None and answer.error is not None and answer.error.get("code") == -32601:
+        # a method the port does not serve: refused before any param is read (the thread that
+        # quoted the answer did not show them)
+        return answer.method, Ask([])
     if answer.params is None:
         raise AssertionError(f"{answer.id}: neither a sample nor params to build a request from")
     return answer.method, _from_params(answer, chain)

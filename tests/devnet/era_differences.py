@@ -1,17 +1,29 @@
 """Differences between real node answers and the devnet that are not devnet errors, with their
 evidence: the one table test_shape_parity accepts (and checks is still true).
 
-The devnet's ``current`` profile models today's node (source commit dc52025a, 2025-06). A real
-answer from an older node may lack what was added since, or show what was changed since: an
-**era** difference (the node's source history dates the change; the corpus shows each side).
-Two more kinds are recorded here because they are not devnet errors either:
+The devnet's ``current`` profile models today's node (source commit dc52025a, 2025-06), its
+``legacy`` profile the early-2020 node (test_shape_parity.PROFILE_SINCE says which answers go to
+which). A real answer from another node version than its profile's may lack what was added
+since, or show what was changed since: an **era** difference (the node's source history dates
+the change; the corpus shows each side). Three more kinds are recorded here because they are
+not devnet errors either:
 
 * **recording**: the corpus answer is not the node's verbatim answer. The harmony-test
   reference replies (``tests/samples/*harmony-test*``) are Python literals first recorded from a
   localnet in mid-2020 and since edited by hand; where an edit left a shape no node ever sent,
   the row cites the edit (harmony-one/harmony-test commit);
 * **state**: the real answer shows a node state the devnet does not produce, and producing it
-  needs a decision outside the devnet (the row says which and why).
+  needs a decision outside the devnet (the row says which and why);
+* **spec**: the legacy profile follows the user's spec (``/work/shared/spec/harmony-jsonrpc.md``,
+  which must keep working) where a real answer of its period disagrees with the spec; the row
+  cites the spec and the node commits that moved the real node away from it.
+
+The harmony-test literals carry the year of their *last edit* as their era (git blame of the
+reference, tests/real/samples.json); an edit that changed a few values leaves the rest of the
+literal as first recorded (mid-2020), so what the node added in between is missing from it: a
+recording difference, with both commits cited. harmony-test's own check
+(``assert_valid_json_structure``, localnet/rpc_tests/utils.py) requires only the reference's keys
+and skips a ``null`` reference, so such literals kept passing against newer nodes.
 
 Each :class:`Recorded` row names the methods (full names), the corpus era, the JSON paths and
 the kind of difference as :func:`shapes.differences` reports them (``what``), and a piece of
@@ -134,17 +146,6 @@ RECORDED: tuple[Recorded, ...] = (
     ),
     Recorded(
         "era",
-        _TX_BY,
-        "2020",
-        ("result.ethHash",),
-        "extra key",
-        "(absent)",
-        "32-byte hex",
-        "harmony bd21c803b (2021-04-08, v2 Transaction.EthHash) and a5b0744dc (2021-04-15, v1); "
-        f"{_HT} has none, mainnet-2023 hmyv2_getTransactionByHash has it",
-    ),
-    Recorded(
-        "era",
         _both("getBlockByHash"),
         "2020",
         ("result.transactions[].ethHash",),
@@ -192,31 +193,6 @@ RECORDED: tuple[Recorded, ...] = (
     ),
     Recorded(
         "era",
-        _both("getTransactionReceipt"),
-        "2020",
-        ("result.root",),
-        "extra key",
-        "(absent)",
-        "hex data",
-        "root was omitempty until harmony 1deda36b7 (2020-10-17, #3393 'Always display transaction "
-        "status in the receipt'); since then every receipt has it ('0x'), as the mainnet-2023 hmy_ "
-        "and hmyv2_ receipts show",
-    ),
-    Recorded(
-        "era",
-        _both("getTransactionReceipt"),
-        "2020",
-        ("result.contractAddress",),
-        "form",
-        "null",
-        "20-byte hex",
-        "the July-2020 receipt was a map with contractAddress nil unless a creation "
-        "(internal/hmyapi/apiv1/transactionpool.go at harmony b9b462d92); the TxReceipt struct of "
-        "579250a07 (2020-07-29, #3259) holds a common.Address, the zero address for a call, as the "
-        "mainnet-2023 hmy_/hmyv2_ receipts show (the eth_ ones keep null)",
-    ),
-    Recorded(
-        "era",
         _VALIDATOR_PAGES,
         "2020",
         ("result[].current-epoch-performance.epoch", "result[].current-epoch-performance.block"),
@@ -253,7 +229,7 @@ RECORDED: tuple[Recorded, ...] = (
     Recorded(
         "recording",
         _both("getPendingCXReceipts"),
-        "2020",
+        "2022",
         tuple(
             f"result[].header.{key}"
             for key in (
@@ -282,6 +258,201 @@ RECORDED: tuple[Recorded, ...] = (
         "header has go-ethereum's keys (19 since 509813b3d/f79d90abf, 2021-04-13, today's); "
         "harmony-test 3f305d90 (2022-06-07, 'update reference response') renamed the four kebab "
         "keys in place instead of recording the new header",
+    ),
+    Recorded(
+        "recording",
+        _TX_BY,
+        "2022",
+        ("result.ethHash",),
+        "extra key",
+        "(absent)",
+        "32-byte hex",
+        "the literal was recorded 2020-07-15 (harmony-test e042fa9ec8); its 2022 edit (75a0b147db, "
+        "2022-04-06, 'update ref response') changed gasPrice and hash only, without the ethHash the "
+        "node had added since (harmony bd21c803b, 2021-04-08, v2; a5b0744dc, 2021-04-15, v1), which "
+        "mainnet-2023 hmyv2_getTransactionByHash and ...ByBlock*AndIndex have",
+    ),
+    Recorded(
+        "recording",
+        _both("getTransactionsHistory"),
+        "2022",
+        ("result.transactions[].ethHash",),
+        "extra key",
+        "(absent)",
+        "32-byte hex",
+        "the history literal was recorded 2020-07-14 (harmony-test a0e5ef3b9d); its 2022 edit "
+        "(75a0b147db) changed gasPrice and hash only, not adding ethHash (harmony bd21c803b, "
+        "a5b0744dc, 2021-04)",
+    ),
+    Recorded(
+        "recording",
+        _both("getTransactionReceipt"),
+        "2025",
+        ("result.root",),
+        "extra key",
+        "(absent)",
+        "hex data",
+        "the receipt literals were recorded in July 2020 (harmony-test e042fa9ec8, 2020-07-15; "
+        "28dd2ca7a3, 2020-07-28), when the node sent root only for a pre-S3 post-state (a map, "
+        "internal/hmyapi at harmony 14e017def) and then omitted it empty (root,omitempty until "
+        "1deda36b7, 2020-10-17, #3393 'Always display transaction status'); their 2025 edit "
+        "(5c929643ee, 2025-01-20) appended effectiveGasPrice only. The mainnet-2023 hmy_/hmyv2_ "
+        "receipts have root '0x'",
+    ),
+    Recorded(
+        "recording",
+        _both("getTransactionReceipt"),
+        "2025",
+        ("result.contractAddress",),
+        "form",
+        "null",
+        "20-byte hex",
+        "as for root: the July-2020 receipt was a map with contractAddress nil unless a creation "
+        "(harmony 14e017def); the TxReceipt struct of 579250a07 (2020-07-29, #3259) holds a "
+        "common.Address, the zero address for a call, as the mainnet-2023 hmy_/hmyv2_ receipts "
+        "show; the 2025 edit (harmony-test 5c929643ee) appended effectiveGasPrice only",
+    ),
+    Recorded(
+        "recording",
+        _both("getStakingTransactionsHistory"),
+        "2020",
+        ("result.staking_transactions[].msg",),
+        "type",
+        "null",
+        "object",
+        "harmony-test c333373 (2020-07-17) writes 'msg': None in the history reference on purpose "
+        "(its check skips a null reference) and checks the CreateValidator msg against a separate "
+        "reference_create_validator_msg; no node sends a staking transaction without its msg "
+        "(rpc/harmony/v1|v2 NewStakingTransaction fill it for every directive)",
+    ),
+    Recorded(
+        "recording",
+        ("hmy_getValidatorInformation",),
+        "2020",
+        (
+            "result.validator.delegations[].amount",
+            "result.validator.max-total-delegation",
+            "result.validator.min-self-delegation",
+        ),
+        "form",
+        "float",
+        "number",
+        "the docs answer was printed by the go-sdk hmy CLI, which decodes replies into float64 "
+        "(3.46e+19; tests/real/samples.json: exact_numbers false); the node writes these big.Int "
+        "amounts as JSON integers, as the harmony-test validator literals show",
+    ),
+    # -- answers of 2019 nodes against the early-2020 node (legacy profile) ---------------------------
+    Recorded(
+        "era",
+        ("hmy_getBlockByNumber", "hmy_getBlockByHash"),
+        "2019",
+        ("result.stakingTransactions",),
+        "extra key",
+        "(absent)",
+        "array of object",
+        "staking transactions joined the blocks in harmony 0f3a3deff (2019-11-28, RPCMarshalBlock "
+        "fields['stakingTransactions']); the 2019-09 docs blocks predate them, the early-2020 v2 "
+        "docs blocks (samples/hmyv2_getBlocks__docs-home...) have them",
+    ),
+    Recorded(
+        "era",
+        ("hmy_getBlocks",),
+        "2019",
+        ("result[].stakingTransactions",),
+        "extra key",
+        "(absent)",
+        "[]",
+        "as above (harmony 0f3a3deff, 2019-11-28); the 2019-10 docs getBlocks predates it",
+    ),
+    Recorded(
+        "era",
+        ("hmy_getBlockByHash",),
+        "2019",
+        ("result.transactions",),
+        "extra key",
+        "(absent)",
+        "array of object",
+        "the 2019-09 node's GetBlockByHash ignored fullTx (RPCMarshalBlock(block, false, false), "
+        "internal/hmyapi/blockchain.go at harmony 00c2356b5) until e8f933af1 (2019-09-29); the docs "
+        "answer for the same block by number (samples/hmy_getBlockByNumber__docs-home...) has "
+        "transactions",
+    ),
+    Recorded(
+        "era",
+        ("hmy_getTransactionReceipt",),
+        "2019",
+        ("result.from", "result.to"),
+        "form",
+        "20-byte hex",
+        "one1 address",
+        "a receipt's from/to became one1 in harmony e8f933af1 (2019-09-29, 'Fix apis for contract "
+        "tx', MustAddressToBech32); the 2019-09 docs receipts predate it, the early-2020 CLI receipt "
+        "of send-tx has one1",
+    ),
+    Recorded(
+        "era",
+        ("hmy_getTransactionReceipt",),
+        "2020",
+        ("result.from", "result.to"),
+        "form",
+        "20-byte hex",
+        "one1 address",
+        "this answer's page was first in docs-home 2020-04-17, but its node predates harmony "
+        "e8f933af1 (2019-09-29): after it a call's receipt had one1 from/to (and the other receipt "
+        "of the same docs, send-tx, has); its status and shardID fit a node of 2019-05..09 "
+        "(fe217ad2b) on the testnet, whose S3 epoch is 0",
+    ),
+    # -- 2019 receipts: a chain state (a block before the chain's S3 epoch) -------------------------
+    Recorded(
+        "state",
+        ("hmy_getTransactionReceipt",),
+        "2019",
+        ("result.root",),
+        "missing key",
+        "32-byte hex",
+        "(absent)",
+        "the early-2020 node sent root (the post-state) instead of status for a block before the "
+        "chain's S3 epoch and status after it (internal/hmyapi/apiv1 GetTransactionReceipt at "
+        "harmony a4479d62d: root if PostState else status; core/state_processor.go since 3c8e8467d, "
+        "2019-09-09: IntermediateRoot before S3, Finalise after). The 2019 betanet answers are "
+        "pre-S3; the devnet's chain is past S3 from epoch 0, like testnet and localnet (S3Epoch 0) "
+        "and as the early-2020 CLI receipts show (status, no root)",
+    ),
+    Recorded(
+        "state",
+        ("hmy_getTransactionReceipt",),
+        "2019",
+        ("result.status",),
+        "extra key",
+        "(absent)",
+        "hex quantity",
+        "as above: status and root were exclusive then; the devnet's chain is past S3",
+    ),
+    # -- the user's spec, which the legacy profile keeps ----------------------------------------------
+    Recorded(
+        "spec",
+        ("hmy_getTransactionByHash",),
+        "2020",
+        ("result.timestamp", "result.shardID", "result.toShardID"),
+        "missing key",
+        "",
+        "(absent)",
+        "the spec's v1 transaction has no timestamp/shardID/toShardID ('v2 only', Transaction "
+        "object) and the legacy profile keeps that, as the 2019-09 docs answers show it; the node "
+        "had shardID/toShardID since harmony e31bb99d1 (2019-09-13) and timestamp since 01c76abac "
+        "(2019-12-12) in v1 too, as this early-2020 CLI answer (a transaction of 2020-01-13) shows",
+    ),
+    Recorded(
+        "spec",
+        ("hmy_getTransactionByHash",),
+        "2020",
+        ("result.from", "result.to"),
+        "form",
+        "one1 address",
+        "20-byte hex",
+        "the spec: 'In v1 responses ... addresses as 0x-prefixed hexadecimal', kept by the legacy "
+        "profile as the 2019-09 docs answers show; the node sent one1 since harmony 6a85023cd "
+        "(2019-09-24, 'Convert to one1 addresses'), as this early-2020 CLI answer shows",
     ),
     # -- a node state the devnet does not produce --------------------------------------------------
     Recorded(

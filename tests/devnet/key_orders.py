@@ -13,7 +13,8 @@ Two ways the node writes an object:
 to the order of each object path of its answer (``[]`` for array elements): :data:`SORTED`
 (this object and every object inside it), or the struct's keys in order (an object may lack
 some: ``omitempty``, a v1-only or v2-only field). :func:`order_differences` checks an answer
-against it. The corpus answers' own order cannot serve: the provider of the 2023 answers
+against it, or against :data:`LEGACY_NODE_ORDER` (the early-2020 node, for the legacy
+profile). The corpus answers' own order cannot serve: the provider of the 2023 answers
 re-sorted every object, and the harmony-test literals were edited by hand (test_shape_parity).
 """
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from shapes import Difference, key_orders, subsequence
 
-__all__ = ["NODE_ORDER", "SORTED", "order_differences"]
+__all__ = ["LEGACY_NODE_ORDER", "NODE_ORDER", "SORTED", "SORTED_HERE", "order_differences"]
 
 #: Every object at this path and below has its keys sorted (``NewStructuredResponse``).
 SORTED = "sorted"
@@ -296,9 +297,72 @@ NODE_ORDER: dict[tuple[str, tuple[str, ...]], dict[str, Order]] = {
 }
 
 
-def _rules(method: str) -> dict[str, Order] | None:
+# -- the early-2020 node (internal/hmyapi/apiv1|apiv2 at harmony a4479d62d, 2020-01-11) -----------
+
+#: This object's keys are sorted (a Go map); the objects inside it follow their own rules.
+SORTED_HERE = "sorted here"
+
+# apiv1|apiv2 RPCTransaction, RPCStakingTransaction, RPCCXReceipt (the legacy profile's v1
+# transaction lacks timestamp/shardID/toShardID, as the user's spec has it: a subsequence)
+_LEGACY_TX = (
+    "blockHash",
+    "blockNumber",
+    "from",
+    "timestamp",
+    "gas",
+    "gasPrice",
+    "hash",
+    "input",
+    "nonce",
+    "to",
+    "transactionIndex",
+    "value",
+    "shardID",
+    "toShardID",
+    "v",
+    "r",
+    "s",
+)
+_LEGACY_STAKING_TX = _STAKING_TX  # the same field order then
+_LEGACY_CX = ("blockHash", "blockNumber", "hash", "from", "to", "shardID", "toShardID", "value")
+
+#: As :data:`NODE_ORDER`, for the legacy profile: RPCMarshalBlock built a map (sorted keys) of
+#: struct transactions; the staking ``msg`` was a map; GetTransactionReceipt a map holding the
+#: logs as ``types.Log`` structs.
+LEGACY_NODE_ORDER: dict[tuple[str, tuple[str, ...]], dict[str, Order]] = {
+    **{
+        (name, _HMY): {
+            "": SORTED_HERE,
+            ".transactions[]": _LEGACY_TX,
+            ".stakingTransactions[]": _LEGACY_STAKING_TX,
+            ".stakingTransactions[].msg": SORTED,
+        }
+        for name in ("getBlockByNumber", "getBlockByHash")
+    },
+    ("getBlocks", _HMY): {
+        "[]": SORTED_HERE,
+        "[].transactions[]": _LEGACY_TX,
+        "[].stakingTransactions[]": _LEGACY_STAKING_TX,
+        "[].stakingTransactions[].msg": SORTED,
+    },
+    **{
+        (name, _HMY): {"": _LEGACY_TX}
+        for name in (
+            "getTransactionByHash",
+            "getTransactionByBlockHashAndIndex",
+            "getTransactionByBlockNumberAndIndex",
+        )
+    },
+    ("getTransactionReceipt", _HMY): {"": SORTED_HERE, ".logs[]": _LOG},
+    ("getCXReceiptByHash", _HMY): {"": _LEGACY_CX},
+    ("getLogs", ("hmy",)): {"[]": _LOG},
+}
+
+
+def _rules(method: str, profile: str = "current") -> dict[str, Order] | None:
     namespace, _, name = method.partition("_")
-    for (rule_name, namespaces), rules in NODE_ORDER.items():
+    table = LEGACY_NODE_ORDER if profile == "legacy" else NODE_ORDER
+    for (rule_name, namespaces), rules in table.items():
         if rule_name == name and namespace in namespaces:
             return rules
     return None
@@ -308,17 +372,18 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith((root + ".", root + "["))
 
 
-def order_differences(method: str, result: Any) -> Iterator[Difference]:
+def order_differences(method: str, result: Any, profile: str = "current") -> Iterator[Difference]:
     """Every object of ``result`` whose keys are not in the node's order for ``method`` (none
-    when the table has no rule for the method or the path)."""
-    rules = _rules(method)
+    when the table has no rule for the method or the path): today's node
+    (:data:`NODE_ORDER`) or the early-2020 one (``profile="legacy"``: :data:`LEGACY_NODE_ORDER`)."""
+    rules = _rules(method, profile)
     if rules is None:
         return
     sorted_roots = ["result" + p for p, order in rules.items() if order == SORTED]
     for path, keys in key_orders(result):
         relative = path.removeprefix("result")
         rule = rules.get(relative)
-        if any(_under(path, root) for root in sorted_roots):
+        if any(_under(path, root) for root in sorted_roots) or rule == SORTED_HERE:
             if list(keys) != sorted(keys):
                 yield Difference(path, "key order (node source)", "sorted keys", ",".join(keys))
         elif isinstance(rule, tuple) and rule and isinstance(rule[0], tuple):

@@ -401,6 +401,55 @@ async def test_transaction_by_block_and_index(
     assert await result(http, devnet.url, "hmyv2_getBlockTransactionCountByNumber", [5000]) is None
 
 
+async def test_transaction_index_forms(
+    devnet: Devnet, legacy: Devnet, http: aiohttp.ClientSession, devnet_truth: Chain
+) -> None:
+    """Today's node decodes the index as ``TransactionIndex`` in both generations (a number, a
+    hex string or a decimal string: mainnet answered hmyv2_...AndIndex with ``"0x0"`` in 2023);
+    the early-2020 node took a v1 ``hexutil.Uint`` and a v2 ``uint64``."""
+    block = find_block(devnet_truth, 0, lambda b: len(b.transactions) > 3 and len(b.staking_transactions) > 0)
+    want = block.transactions[2].hash
+    for method in ("hmy_getTransactionByBlockNumberAndIndex", "hmyv2_getTransactionByBlockNumberAndIndex"):
+        where = hex(block.number) if method.startswith("hmy_") else block.number
+        for index in (2, "0x2", "2", "+2", "0x02", "0x+2"):
+            assert (await result(http, devnet.url, method, [where, index]))["hash"] == want, (method, index)
+    by_hash = "hmyv2_getTransactionByBlockHashAndIndex"
+    assert (await result(http, devnet.url, by_hash, [block.hash, "0x2"]))["hash"] == want
+    staking = "hmyv2_getStakingTransactionByBlockNumberAndIndex"
+    got = await result(http, devnet.url, staking, [block.number, "0x0"])
+    assert got["hash"] == block.staking_transactions[0].hash
+    # a negative index wraps to a uint64, past every block's end; Go's ParseInt messages
+    assert await result(http, devnet.url, by_hash, [block.hash, -1]) is None
+    assert await result(http, devnet.url, by_hash, [block.hash, "0x-1"]) is None
+    for bad, text in (
+        ("0xzz", '"zz"'),
+        ("0X2", '"0X2"'),
+        ("0x", '""'),
+        ("", '""'),
+        (None, '"null"'),
+        (True, '"true"'),
+        (1.5, '"1.5"'),
+        ("0x8000000000000000", '"8000000000000000": value out of range'),
+    ):
+        message = f"invalid argument 1: strconv.ParseInt: parsing {text}"
+        assert (await error(http, devnet.url, by_hash, [block.hash, bad]))[1].startswith(message), bad
+    # the early-2020 node
+    number = "hmy_getTransactionByBlockNumberAndIndex"
+    assert (await result(http, legacy.url, number, [hex(block.number), "0x2"]))["hash"] == want
+    assert await error(http, legacy.url, number, [hex(block.number), 2]) == (
+        -32602,
+        "invalid argument 1: json: cannot unmarshal non-string into Go value of type hexutil.Uint",
+    )
+    assert await error(http, legacy.url, by_hash, [block.hash, "0x2"]) == (
+        -32602,
+        "invalid argument 1: json: cannot unmarshal string into Go value of type uint64",
+    )
+    assert await error(http, legacy.url, by_hash, [block.hash, -1]) == (
+        -32602,
+        "invalid argument 1: json: cannot unmarshal number -1 into Go value of type uint64",
+    )
+
+
 async def test_staking_transactions(devnet: Devnet, http: aiohttp.ClientSession, devnet_truth: Chain) -> None:
     block = find_block(
         devnet_truth, 0, lambda b: any(s.directive == "CreateValidator" for s in b.staking_transactions)

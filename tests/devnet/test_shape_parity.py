@@ -3,8 +3,8 @@
 For every answer of the corpus (``real_corpus.load()``: tests/real/<collection>/ and the node
 replies among the vendored samples) whose method the devnet serves, the analogous request
 (:func:`analogues.analogue`: same method and param forms, a devnet subject like the real one)
-is sent to the devnet in the profile of the answer's era, and the two answers' shapes are
-compared strictly, both ways and at every depth (:mod:`shapes`): missing and extra keys, key
+is sent to the devnet in the profile of the answer's period (:data:`PROFILE_SINCE`, by its
+date), and the two answers' shapes are compared strictly, both ways and at every depth (:mod:`shapes`): missing and extra keys, key
 spellings, JSON types, hex quantity vs number, hex vs one1 vs 0x address forms, hash and
 address widths, ``null`` vs missing vs ``[]``/``""``. Values are not compared.
 
@@ -13,12 +13,14 @@ Key order is compared twice:
 * with the real answer, where its source kept the node's order (:data:`REORDERED` lists the
   sources that did not, with the evidence);
 * with the node's source (:mod:`key_orders`): struct field order, or sorted keys at every depth
-  for what goes through ``NewStructuredResponse``.
+  for what goes through ``NewStructuredResponse`` (today's node, for the current profile); the
+  early-2020 node's maps and structs for the legacy profile.
 
 Every difference is one line: method, namespace, corpus id, JSON path, what the real node sent
 and what the devnet sent. A test fails on any difference not recorded in
-:data:`era_differences.RECORDED` (differences between node eras, hand-edited recordings, and
-node states the devnet does not produce, each with its evidence), and
+:data:`era_differences.RECORDED` (differences between node eras, hand-edited recordings, node
+states the devnet does not produce, and the user's spec kept by the legacy profile, each with
+its evidence), and
 :func:`test_recorded_differences_still_occur` fails when a recorded one no longer occurs.
 
 Recording convention: harmony-test keeps one element as the reference of a list answer
@@ -28,6 +30,7 @@ Recording convention: harmony-test keeps one element as the reference of a list 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -51,13 +54,41 @@ if TYPE_CHECKING:
 
 SERVED = frozenset(served_methods(trace_port=True))
 
-#: The devnet profile that models each node era of the corpus. ``current`` is today's node; the
-#: 2020 answers (harmony-test's localnet, mid-2020) already have the current shapes of blocks,
-#: transactions and validators (``viewID``/``epoch``, one1 addresses, ``ValidatorRPCEnhanced``),
-#: which the early-2020 ``legacy`` profile lacks; what they lack of today's node is recorded as
-#: era differences. An era not listed here fails the test: decide its profile first.
-PROFILE_OF_ERA = {"2020": "current", "2021": "current", "2022": "current", "2023": "current"}
-PROFILE_OF_ERA |= {"2024": "current", "2025": "current"}
+#: The devnet profile that models the node of each period, by the answer's date: (first day,
+#: profile, evidence). ``legacy`` is the early-2020 node of the user's spec, ``current`` today's
+#: node; what an answer of a period shows that its profile does not is recorded in
+#: era_differences.RECORDED with its own evidence. ``None`` marks a period between the profiles:
+#: an answer dated there fails the test until a profile (or a new one) is decided for it.
+PROFILE_SINCE: tuple[tuple[str, str | None, str], ...] = (
+    (
+        "2019-01-01",
+        "legacy",
+        "the 2019 docs answers and the early-2020 ones (docs of 2020-01/2020-04, the CLI's) have the "
+        "early-2020 blocks: Go maps with sorted keys, no viewID/epoch, miner 0x hex (internal/hmyapi/"
+        "apiv1|apiv2 RPCMarshalBlock at harmony a4479d62d, 2020-01-11), validators in the old format",
+    ),
+    (
+        "2020-05-25",
+        "current",
+        "harmony 44185906a (2020-05-25, #3009) added viewID and epoch to the blocks; 14e017def "
+        "(2020-07-15, #3221) made miner the leader's one1 address; the harmony-test localnet answers "
+        "from July 2020 on (blocks dated 2020-07-17) have today's block, transaction and validator "
+        "shapes. (No block answer of the corpus is dated between the two commits: one would show a "
+        "0x miner, an unrecorded difference.)",
+    ),
+)
+
+
+def profile_of(answer: Answer) -> str | None:
+    """The devnet profile an answer is compared with (:data:`PROFILE_SINCE`)."""
+    assert answer.date is not None, f"{answer.id}: no date: its node's period is unknown"
+    chosen = None
+    for since, profile, _ in PROFILE_SINCE:
+        if answer.date >= since:
+            chosen = profile
+    assert chosen is not None, f"{answer.id}: dated {answer.date}, a period no devnet profile models"
+    return chosen
+
 
 #: Sources whose key order is not the node's (the order of their answers is not compared).
 REORDERED = {
@@ -137,7 +168,7 @@ def compare(answer: Answer, method: str, ask: Ask, profile: str, envelope: dict[
     out.got = got = envelope["result"]
     real = [answer.result] if _one_element_of_a_list(answer, got) else answer.result
     out.shape = differences(real, got, check_order=keep_order)
-    out.order = list(order_differences(method, got))
+    out.order = list(order_differences(method, got, profile))
     return out
 
 
@@ -145,10 +176,10 @@ async def _compare_all(nets: dict[str, Devnet], chain: Chain, samples: Samples) 
     by_file = {s.file: s for s in samples}
     out: dict[str, Comparison] = {}
     for answer in ANSWERS:
-        profile = PROFILE_OF_ERA.get(answer.era)
+        profile: str | None = None
         sample = by_file.get(answer.id.removeprefix("samples/")) if answer.id.startswith("samples/") else None
         try:
-            assert profile is not None, f"era {answer.era!r} has no devnet profile in PROFILE_OF_ERA"
+            profile = profile_of(answer)
             method, ask = analogue(answer, chain, sample)
         except AssertionError as exc:  # this answer fails alone, the others are compared
             out[answer.id] = Comparison(answer, answer.method, Ask([]), str(profile), problem=str(exc))
@@ -163,9 +194,8 @@ def compared(devnet: Devnet, devnet_truth: Chain, samples: Samples) -> Iterator[
     """Every corpus answer of a served method, compared once for the module's tests."""
     with ExitStack() as stack:
         nets = {"current": devnet}
-        if any(PROFILE_OF_ERA.get(a.era) == "legacy" for a in ANSWERS):
-            legacy = Devnet(blocks=400, seed=7, profile="legacy", validator_rate_limit=False)
-            nets["legacy"] = stack.enter_context(legacy)
+        legacy = Devnet(blocks=400, seed=7, profile="legacy", validator_rate_limit=False)
+        nets["legacy"] = stack.enter_context(legacy)
         yield asyncio.run(_compare_all(nets, devnet_truth, samples))
 
 
@@ -201,11 +231,13 @@ def test_recorded_differences_still_occur(compared: dict[str, Comparison]) -> No
 
 
 def test_the_comparison_covers_both_namespaces_and_eras(compared: dict[str, Comparison]) -> None:
-    """The corpus reaches the devnet through all three namespaces and both eras, every answer
-    got an answer to compare, and the real lists were matched by devnet lists with elements."""
-    counts = Counter((c.answer.namespace, c.answer.era) for c in compared.values())
-    assert {ns for ns, _ in counts} >= {"hmy", "hmyv2", "eth"}
-    assert {era for _, era in counts} >= {"2020", "2023"}
+    """The corpus reaches the devnet through every namespace it has answers of, every era
+    (2019-2025) and both profiles, every answer got an answer to compare, and the real lists
+    were matched by devnet lists with elements."""
+    counts = Counter((c.answer.namespace, c.answer.era, c.profile) for c in compared.values())
+    assert {ns for ns, _, _ in counts} >= {"hmy", "hmyv2", "eth", "net", "web3", "trace"}
+    assert {era for _, era, _ in counts} >= {"2019", "2020", "2022", "2023", "2025"}
+    assert {profile for _, _, profile in counts} == {"legacy", "current"}
     assert len(compared) == len(ANSWERS)
     assert all(
         c.got is not None or not c.answer.has_result or c.answer.result is None for c in compared.values()
@@ -293,3 +325,41 @@ async def test_the_node_order_check_has_teeth(devnet_truth: Chain) -> None:
     async with Devnet(blocks=400, seed=7, profile="legacy", validator_rate_limit=False) as legacy:
         got = (await post(legacy, method, ask))["result"]
     assert {d.path for d in order_differences(method, got)} == {"result.logs[]"}
+
+
+def test_each_period_has_its_profile() -> None:
+    """The answers of the early-2020 docs node and before go to the legacy profile, the July-2020
+    localnet and everything since to the current one; an answer without a date fails."""
+    by_id = {a.id: a for a in ANSWERS}
+    early = by_id["samples/hmy_getBlockByNumber__docs-home.cli.querying-the-blockchain.json"]
+    localnet = by_id[
+        "samples/hmy_getBlockByNumber__harmony-test.test_blockchain.test_get_block_by_number_v1.json"
+    ]
+    assert (early.date, profile_of(early)) == ("2020-04-17", "legacy")
+    assert (localnet.date, profile_of(localnet)) == ("2020-07-17", "current")
+    assert {a.era: profile_of(a) for a in ANSWERS if a.era in ("2019", "2022", "2023", "2025")} == {
+        "2019": "legacy",
+        "2022": "current",
+        "2023": "current",
+        "2025": "current",
+    }
+    with pytest.raises(AssertionError, match="no date"):
+        profile_of(dataclasses.replace(early, date=None))
+    with pytest.raises(AssertionError, match="no devnet profile models"):
+        profile_of(dataclasses.replace(early, date="2018-12-31"))
+
+
+def test_the_legacy_order_check_has_teeth() -> None:
+    """The early-2020 node's maps are sorted at their own level only; its structs keep their
+    order (the transactions inside a block, the logs inside a receipt)."""
+    block = {"hash": "0x" + "11" * 32, "number": "0x1", "transactions": [{"from": "0x", "blockHash": "0x"}]}
+    assert [(d.path, d.what) for d in order_differences("hmy_getBlockByNumber", block, "legacy")] == [
+        ("result.transactions[]", "key order (node source)")
+    ]
+    block["transactions"] = [{"blockHash": "0x", "from": "0x"}]
+    assert not list(order_differences("hmy_getBlockByNumber", block, "legacy"))
+    assert list(order_differences("hmy_getBlockByNumber", {"number": "0x1", "hash": "0x"}, "legacy"))
+    receipt = {"blockHash": "0x", "logs": [{"address": "0x", "topics": []}], "status": "0x1"}
+    assert not list(order_differences("hmy_getTransactionReceipt", receipt, "legacy"))
+    receipt["logs"] = [{"topics": [], "address": "0x"}]
+    assert list(order_differences("hmy_getTransactionReceipt", receipt, "legacy"))

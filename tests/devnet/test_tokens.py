@@ -463,7 +463,7 @@ async def test_legacy_profile_receipts(legacy: Devnet, http: aiohttp.ClientSessi
     for receipt in (v1, v2):
         assert "effectiveGasPrice" not in receipt
         assert receipt["contractAddress"] is None
-        assert receipt["root"] == block.state_root
+        assert "root" not in receipt  # status instead (a chain past its S3 epoch)
         assert receipt["from"] == to_one(tx.sender)
         assert len(receipt["logs"]) == len(tx.logs)
     assert v1["status"] == "0x1"

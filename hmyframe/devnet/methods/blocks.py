@@ -122,7 +122,7 @@ def _block_for_index(node: ShardState, raw_block: Any, by_hash: bool) -> Block |
 def _tx_by_block_and_index(by_hash: bool) -> Handler:
     def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         raw_block, raw_index = arity(params, 2, 2)
-        index = index_param(raw_index, 1, gen)
+        index = index_param(raw_index, 1, gen, node.profile)
         block = _block_for_index(node, raw_block, by_hash)
         if block is None or index >= len(block.transactions):
             return _NULL
@@ -135,7 +135,7 @@ def _tx_by_block_and_index(by_hash: bool) -> Handler:
 def _staking_tx_by_block_and_index(by_hash: bool) -> Handler:
     def handler(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         raw_block, raw_index = arity(params, 2, 2)
-        index = index_param(raw_index, 1, gen)
+        index = index_param(raw_index, 1, gen, node.profile)
         block = _block_for_index(node, raw_block, by_hash)
         if block is None or index >= len(block.staking_transactions):
             return _NULL
