@@ -428,9 +428,28 @@ def _plan_receipts(request: ChunkRequest) -> list[Piece]:
     return pieces
 
 
+#: The node's answer when a method panics (``eth/rpc/service.go``).
+HANDLER_CRASHED = "method handler crashed"
+
+
 def _receipts_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[str, Any] | None:
-    """A node without ``getBlockReceipts`` (older than 2024): receipts by transaction hash from now on."""
-    if isinstance(error, MethodNotFoundError) and state.get("receipts_by") != "tx":
+    """Receipts by transaction hash from now on, on a node without ``getBlockReceipts`` (older
+    than 2022-03), or whose ``getBlockReceipts`` crashes on the block.
+
+    It does crash on a block whose cached receipts an ``eth_getLogs`` touched: ``hmy.GetLogs``
+    with ``isEth`` rewrites the cached receipts' own ``TxHash`` to the Ethereum-form hash
+    (``hmy/blockchain.go``), and ``GetBlockReceipts`` looks each transaction's receipt up by its
+    Harmony hash in a map keyed by those (``rpc/harmony/blockchain.go``): it finds none and the
+    receipt renderer dereferences nil. ``getTransactionReceipt`` takes the receipt by position.
+    """
+    if state.get("receipts_by") == "tx":
+        return None
+    crashed = (
+        isinstance(error, RpcError)
+        and error.method.endswith("_getBlockReceipts")
+        and error.rpc_message == HANDLER_CRASHED
+    )
+    if isinstance(error, MethodNotFoundError) or crashed:
         return {"receipts_by": "tx"}
     return None
 

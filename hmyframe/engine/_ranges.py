@@ -18,6 +18,9 @@ conversion needs and how far behind the head its blocks are complete.
    built in the same chunk: every source's calls go out at once (traces with their blocks),
    and a piece is converted once the tables it needs are built (dependency order); only a
    source that plans from those tables (receipts, by the blocks' hashes) sends its calls after.
+   A table a conversion merely checks against (:attr:`~hmyframe.datasets.sources.Fill.uses`:
+   logs against receipts) is waited for only when it is built in the same chunk, and left out
+   if its source fails.
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
    (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
