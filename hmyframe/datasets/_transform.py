@@ -383,7 +383,7 @@ def check_logs(
     eth: list[str | None] = []
     indexes: dict[int, list[int]] = {}
     per_tx: dict[int, dict[str, int]] = {}
-    bloom: dict[int, int] = {}
+    bloom: dict[int, list[tuple[int, int]]] = {}  # per block: each log's index and bloom bits
     for row, (number, block_hash, tx, position, index, address) in enumerate(rows):
         want = hashes.get(number)
         if want is None:
@@ -418,7 +418,7 @@ def check_logs(
             for topic in topics[row]:
                 if topic is not None:
                     bits |= bloom_bits(topic)
-            bloom[number] = bloom.get(number, 0) | bits
+            bloom.setdefault(number, []).append((index, bits))
     receipt_counts: dict[int, dict[str, int]] = {}
     if receipts is not None:
         for n, h, c in zip(
@@ -433,7 +433,7 @@ def check_logs(
             per_tx.get(number, {}),
             receipt_counts.get(number) if receipts is not None else None,
             blooms.get(number),
-            bloom.get(number, 0),
+            bloom.get(number, []),
         )
     return harmony, eth
 
@@ -445,7 +445,7 @@ def _check_block_logs(
     per_tx: Mapping[str, int],
     receipts: Mapping[str, int] | None,
     header_bloom: str | None,
-    bloom: int,
+    bits: Sequence[tuple[int, int]],
 ) -> None:
     """One block's log indexes, per-transaction counts and bloom (see :func:`check_logs`)."""
     seen: set[int] = set()
@@ -475,18 +475,22 @@ def _check_block_logs(
     if header_bloom is None:
         return
     header = int(header_bloom, 16)
+    bloom = 0
+    for _, b in bits:
+        bloom |= b
     if bloom == header:
         return
     if not indexes:
         raise _inconsistent("logs", shard, number, "no log, but the block's logsBloom is not empty")
     if not header:
         raise _inconsistent("logs", shard, number, f"{len(indexes)} logs, but the block's logsBloom is empty")
-    if bloom & ~header:
+    foreign = next((index for index, b in bits if b & ~header), None)
+    if foreign is not None:
         raise _inconsistent(
             "logs",
             shard,
             number,
-            "a log's address or topic is not in the block's logsBloom (a log of another block)",
+            f"log {foreign}'s address or topics are not in the block's logsBloom (a log of another block)",
         )
     raise _inconsistent(
         "logs",
