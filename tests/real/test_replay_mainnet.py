@@ -356,11 +356,28 @@ def test_cli_export_matches_the_raw_answers(
     argv = ["export", ",".join(DATASETS), "--start", str(BLOCK), "--end", str(BLOCK)]
     argv += ["--rpc", node.url, "--out", str(tmp_path), "--no-progress"]
     argv += [] if api is None else ["--api", str(api)]
+    before = len(node.calls)
     code = cli_main(argv)
     _, err = capsys.readouterr()
     assert code == 0, err
     for name in DATASETS:
         check_rows(name, read_export(tmp_path, name))
+    hmyv2 = [m for m in node.calls[before:] if m.startswith("hmyv2_")]
+    if api == 1:
+        assert hmyv2 == []
+    else:
+        assert "hmyv2_getBlocks" in hmyv2
+
+
+def test_a_node_serving_only_hmy_gives_the_whole_export_with_api_1(tmp_path: Path) -> None:
+    with RealNode(ANSWERS, hide=("hmyv2",)) as only_hmy:
+        for name in DATASETS:
+            frame = getattr(hmyframe, name)(
+                BLOCK, BLOCK, rpc=only_hmy.url, cache=tmp_path, options=_options(1)
+            )
+            check_rows(name, frame_rows(frame))
+        assert not [m for m in only_hmy.calls if m.startswith("hmyv2_")]
+        assert only_hmy.misses == []
 
 
 @pytest.mark.parametrize("state", [None, "harmony", "eth"])
