@@ -82,7 +82,9 @@ class FetchOptions:
         ``"range"`` (``hmyv2_getBlocks``; the default, faster in ``bench/fetch_strategy.py``)
         or ``"batch"`` (batched ``getBlockByNumber``, for nodes that disable ``getBlocks``).
     version
-        RPC generation to fetch with: 2 (``hmyv2_``, numbers) or 1 (``hmy_``, hex).
+        RPC generation to fetch with: 2 (``hmyv2_``, numbers) or 1 (``hmy_``, hex). Every call
+        follows it, first contact (genesis block, head) included: with 1, a node serving only
+        ``hmy_`` methods (an RPC method filter denying ``hmyv2_*``) gives a complete export.
     max_concurrent_chunks
         Chunks fetched at the same time.
     max_in_flight, batch_size, requests_per_second, timeout, retry
