@@ -105,6 +105,7 @@ class FBlock(msgspec.Struct, gc=False):
     stateRoot: str
     transactionsRoot: str
     receiptsRoot: str
+    logsBloom: str
     extraData: str
     vrf: str
     transactions: list[FTx] = []
@@ -152,6 +153,7 @@ def floor_tables(payloads: Sequence[bytes], shard: int) -> dict[str, pa.Table]:
         pa.array([b.stateRoot for b in blocks], pa.string()),
         pa.array([b.transactionsRoot for b in blocks], pa.string()),
         pa.array([b.receiptsRoot for b in blocks], pa.string()),
+        pa.array([b.logsBloom for b in blocks], pa.string()),
         pa.array([b.extraData for b in blocks], pa.string()),
         pa.array([None if b.vrf == _ZERO_HASH else b.vrf for b in blocks], pa.string()),
     ]

@@ -28,9 +28,14 @@ from hmyframe.engine import _blocks
 
 
 class _Methods:
+    version = 2
+
     def __init__(self, stamps: array.array[int], counter: dict[str, int]) -> None:
         self.stamps = stamps
         self.counter = counter
+
+    def method(self, name: str) -> str:
+        return "hmyv2_" + name
 
     async def get_block_by_number(self, n: int, **_: Any) -> dict[str, int]:
         self.counter["headers"] += 1
@@ -43,10 +48,11 @@ class _Client:
 
 
 class _Session:
-    """What the search uses of a session: the head and ``client.v2.get_block_by_number``."""
+    """What the search uses of a session: the head and ``methods.get_block_by_number``."""
 
     def __init__(self, stamps: array.array[int], counter: dict[str, int]) -> None:
         self.client = _Client(_Methods(stamps, counter))
+        self.methods = self.client.v2
         self.stamps = stamps
 
     async def head(self, shard: int) -> int:

@@ -91,7 +91,11 @@ def add_rpc_arguments(parser: argparse.ArgumentParser, *, fetching: bool = True)
         "--blocks-per-request", type=int, default=100, help="blocks per getBlocks call or batch (default 100)"
     )
     group.add_argument(
-        "--api", type=int, choices=(1, 2), default=2, help="hmy_ (1) or hmyv2_ (2) methods (default 2)"
+        "--api",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="hmy_ (1) or hmyv2_ (2) methods (default 2); with 1 no hmyv2_ method is asked",
     )
 
 

@@ -8,9 +8,10 @@ Fault-injection syntax for ``--faults`` (rules separated by ``;``)::
     KIND[=VALUE][,key=value...]
     status=429,retry_after=2,times=3   reset,p=0.05   delay=0.5,method=hmyv2_getBlocks
     truncate,times=1   shuffle   rpc_error,times=2   rpc_error=-32603,message=boom
+    logs=drop,at=-1,times=1
 
-Kinds: status, reset, truncate, delay, shuffle, rpc_error. Keys: times, p (probability),
-method, shard, trace, retry_after, status, delay, code, message.
+Kinds: status, reset, truncate, delay, shuffle, rpc_error, logs. Keys: times, p (probability),
+method, shard, trace, retry_after, status, delay, code, message, edit, at.
 """
 
 from __future__ import annotations
@@ -24,15 +25,17 @@ from typing import Any
 from hmyframe.devnet import ACTIVITIES, Devnet, RateLimit
 from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.faults import parse_fault_spec
+from hmyframe.devnet.receipts import LOG_HASHES
 
 __all__ = ["register", "run"]
 
 _EPILOG = """\
 fault spec (--faults), rules separated by ';':
   KIND[=VALUE][,key=value...]
-  kinds: status (=HTTP status), reset, truncate, delay (=seconds), shuffle, rpc_error (=code)
+  kinds: status (=HTTP status), reset, truncate, delay (=seconds), shuffle, rpc_error (=code),
+         logs (=repeat|drop|foreign: the getLogs answers' log at position `at`)
   keys:  times=N  p=PROBABILITY  method=NAME  shard=N  trace=true|false  retry_after=SECONDS
-         status=N  delay=SECONDS  code=N  message=TEXT
+         status=N  delay=SECONDS  code=N  message=TEXT  at=N
   e.g.   --faults 'status=429,retry_after=1,times=3;reset,p=0.05;delay=0.5,method=hmyv2_getBlocks'
 """
 
@@ -112,6 +115,21 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="mine a block every N s (pushed to WebSocket newHeads subscribers)",
     )
+    parser.add_argument(
+        "--log-hashes",
+        choices=LOG_HASHES,
+        default="mainnet",
+        help="which hash logs carry in hmy_/hmyv2_ answers (the node's receipts-cache state): mainnet "
+        "(default: hmy_ the Ethereum-form hash, hmyv2_ the Harmony hash, as mainnet answers), harmony or eth",
+    )
+    parser.add_argument(
+        "--rpc-deny",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="a method the nodes do not serve, as the node's RPC method filter (* a wildcard: "
+        "'hmyv2_*' serves only hmy_, eth_, net_ and web3_); repeatable",
+    )
     parser.add_argument("--faults", default=None, metavar="SPEC", help="fault-injection rules (see below)")
     parser.set_defaults(handler=run)
 
@@ -138,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         gzip=not args.no_gzip,
         mine_every=args.mine_every,
         activity=args.activity,
+        log_hashes=args.log_hashes,
+        rpc_deny=args.rpc_deny,
     )
     return asyncio.run(_serve(devnet))
 

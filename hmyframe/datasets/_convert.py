@@ -59,6 +59,7 @@ __all__ = [
     "amount_array",
     "as_dict",
     "as_list",
+    "bloom_array",
     "bool_array",
     "dec_amount_array",
     "hash_array",
@@ -81,6 +82,7 @@ INT64_MAX = (1 << 63) - 1
 ATTO_PER_ONE = 10**18
 _HASH_RE = "^0x[0-9a-fA-F]{64}$"
 _HEXDATA_RE = "^0x[0-9a-fA-F]*$"
+_BLOOM_RE = "^0x[0-9a-fA-F]{512}$"
 ZERO_HASH = "0x" + "0" * 64
 
 
@@ -526,6 +528,17 @@ def _regex_array(
         return arr
     bad = next(i for i, good in enumerate(ok.to_pylist()) if good is False)
     raise where.error(bad, name, values[bad], expected)
+
+
+def bloom_array(
+    values: Sequence[Any], where: Where, name: str, *, required: bool = False, checked: bool = False
+) -> pa.Array:
+    """0x 256-byte log blooms -> lower-case ``string`` (``0x`` + 512 hex digits)."""
+    arr = _strings(values, required)
+    if arr is not None and _hex_strings_ok(arr, width=514, upper=False):
+        return arr
+    arr = _regex_array(values, where, name, _BLOOM_RE, "a 0x-prefixed 256-byte log bloom", required, checked)
+    return pc.utf8_lower(arr)
 
 
 def _buffers(arr: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8]]:

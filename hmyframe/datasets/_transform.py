@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from hmyframe.datasets import sources
 from hmyframe.datasets._base import ConvertContext
+from hmyframe.datasets._bloom import bloom_bits
 from hmyframe.datasets._decode import decode_blocks
 from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
 from hmyframe.datasets._registry import get
@@ -26,7 +27,7 @@ from hmyframe.errors import InconsistentAnswerError, NotFoundError, WrongChainEr
 
 __all__ = [
     "blocks",
-    "check_log_blocks",
+    "check_logs",
     "check_receipts",
     "check_trace_blocks",
     "hashes_by_number",
@@ -262,29 +263,128 @@ def check_receipts(table: pa.Table, blocks: pa.Table, txs: Sequence[pa.Table], s
 
 
 def logs(answers: Answers) -> dict[str, pa.Table]:
-    """The ``logs`` and ``token_transfers`` tables of ``hmy_getLogs`` answers (decoded once),
-    checked against the blocks' hashes (:func:`check_log_blocks`)."""
+    """The ``logs`` and ``token_transfers`` tables of ``hmy_getLogs`` answers (decoded once).
+
+    Which hash a log names its transaction by depends on the node, not on the chain: a log is
+    stored with its transaction's Harmony hash (``core/state/statedb.go`` ``AddLog``, the
+    transaction context set from ``tx.Hash()`` in ``core/state_processor.go``), but the node
+    rewrites the hash of the logs it holds in its receipts cache (``BlockChain.GetReceiptsByHash``
+    returns the cached objects) to the Ethereum-form hash in place whenever an ``eth_`` call
+    touches the block: ``eth_getTransactionReceipt``/``eth_getBlockReceipts``
+    (``rpc/harmony/eth/types.go`` ``NewReceipt``) and ``eth_getLogs`` (``hmy/blockchain.go``
+    ``GetLogs`` with ``isEth``, which rewrites the receipts' own hash too). Its later ``hmy_``
+    and ``hmyv2_`` answers (receipts' logs, ``hmy_getLogs``) then carry the Ethereum-form hash
+    for plain transactions (staking receipts come after the plain ones and keep theirs); the
+    mainnet answers of ``tests/real/mainnet-2023`` show both states. So every log is resolved
+    through its block's transactions (``answers.needed``): by its ``transactionIndex`` (a plain
+    transaction's position, or the number of plain ones plus a staking transaction's position)
+    and either hash of that transaction; ``transaction_hash`` is then the Harmony hash and
+    ``eth_hash`` the Ethereum-form one (null for a staking transaction). The logs are checked
+    first (:func:`check_logs`).
+    """
     decoded = decode_logs(answers.payloads, "logs")
     ctx = ConvertContext(shard_id=answers.shard)
-    log_table = get("logs").build(decoded, ctx)
-    check_log_blocks(log_table, answers.needed["blocks"], answers.shard)
-    tables = {"logs": log_table} if "logs" in answers.builds else {}
+    table = get("logs").build(decoded, ctx)
+    needed = answers.needed
+    harmony, eth = check_logs(
+        table,
+        needed["blocks"],
+        needed["transactions"],
+        needed["staking_transactions"],
+        answers.shard,
+        receipts=needed.get("receipts"),
+    )
+    for name, values in (("transaction_hash", harmony), ("eth_hash", eth)):
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, table.schema.field(index), pa.array(values, type=pa.string()))
+    tables = {"logs": table} if "logs" in answers.builds else {}
     if "token_transfers" in answers.builds:
-        tables["token_transfers"] = get("token_transfers").build(log_table, ctx)  # decoded once
+        tables["token_transfers"] = get("token_transfers").build(table, ctx)  # decoded once
     return tables
 
 
-def check_log_blocks(table: pa.Table, blocks: pa.Table, shard: int) -> None:
-    """Refuse logs of a block not asked for (not in ``blocks``) or naming a hash that is not their block's.
+def check_logs(
+    table: pa.Table,
+    blocks: pa.Table,
+    plain: pa.Table,
+    staking: pa.Table,
+    shard: int,
+    *,
+    receipts: pa.Table | None = None,
+) -> tuple[list[str], list[str | None]]:
+    """Check a ``logs`` table of unfiltered ``getLogs`` answers against its blocks; resolve hashes.
+
+    Per block of ``blocks`` (the blocks the logs were asked for):
+
+    * every log names the block's hash, and a transaction of the block: its
+      ``transactionIndex`` is the position of a plain transaction (or, past them, of a staking
+      one) and its ``transactionHash`` is that transaction's Harmony or Ethereum-form hash;
+    * no log index repeats, and the indexes run 0..n-1 (the node numbers a block's logs across
+      its transactions), unless ``receipts`` show the same count for every transaction;
+    * with ``receipts`` (fetched in the same chunk): each transaction has as many logs as its
+      receipt says;
+    * with the blocks' ``logs_bloom``: the logs' addresses and topics give exactly that bloom
+      (the node's header bloom is the union of every receipt's logs), so a log of another block
+      or a missing one is seen even where the indexes look whole.
+
+    Parameters
+    ----------
+    table
+        The ``logs`` table as the node's answers give it (``transaction_hash`` either form).
+    blocks, plain, staking
+        The ``blocks``, ``transactions`` and ``staking_transactions`` tables of those blocks.
+    shard
+        Their shard (named in errors).
+    receipts
+        The ``receipts`` table of those blocks, if fetched with them.
+
+    Returns
+    -------
+    (list of str, list of str or None)
+        Each log's transaction: its Harmony hash and its Ethereum-form hash (None for staking).
 
     Raises
     ------
     InconsistentAnswerError
-        At the first such log, naming the block.
+        At the first contradiction: one line naming the shard, the block and the log.
     """
     hashes = {n: h.lower() for n, h in hashes_by_number(blocks).items()}
-    rows = zip(*(table[c].to_pylist() for c in ("block_number", "block_hash", "log_index")), strict=True)
-    for number, block_hash, index in rows:
+    blooms: dict[int, str | None] = {}
+    if "logs_bloom" in blocks.column_names:  # (null where a block answer lacked it)
+        blooms = dict(zip(blocks["block_number"].to_pylist(), blocks["logs_bloom"].to_pylist(), strict=True))
+    # the transactions of each block by position: plain, then staking after them
+    by_position: dict[tuple[int, int], tuple[str, str | None]] = {}
+    plain_count: dict[int, int] = {}
+    for n, i, h, e in zip(
+        *(
+            plain[c].to_pylist()
+            for c in ("block_number", "transaction_index", "transaction_hash", "eth_hash")
+        ),
+        strict=True,
+    ):
+        by_position[(n, i)] = (h, e)
+        plain_count[n] = plain_count.get(n, 0) + 1
+    for n, j, h in zip(
+        *(staking[c].to_pylist() for c in ("block_number", "transaction_index", "transaction_hash")),
+        strict=True,
+    ):
+        by_position[(n, plain_count.get(n, 0) + j)] = (h, None)
+    columns = (
+        "block_number",
+        "block_hash",
+        "transaction_hash",
+        "transaction_index",
+        "log_index",
+        "address_hex",
+    )
+    rows = zip(*(table[c].to_pylist() for c in columns), strict=True)
+    topics = list(zip(*(table[f"topic{k}"].to_pylist() for k in range(4)), strict=True))
+    harmony: list[str] = []
+    eth: list[str | None] = []
+    indexes: dict[int, list[int]] = {}
+    per_tx: dict[int, dict[str, int]] = {}
+    bloom: dict[int, list[tuple[int, int]]] = {}  # per block: each log's index and bloom bits
+    for row, (number, block_hash, tx, position, index, address) in enumerate(rows):
         want = hashes.get(number)
         if want is None:
             raise _inconsistent("logs", shard, number, f"log {index} is of a block not asked for")
@@ -295,3 +395,106 @@ def check_log_blocks(table: pa.Table, blocks: pa.Table, shard: int) -> None:
                 number,
                 f"log {index} names block hash {block_hash}, the block's hash is {want}",
             )
+        found = by_position.get((number, position))
+        if found is None or tx not in found:
+            at = (
+                "no transaction"
+                if found is None
+                else f"transaction {found[0]}" + (f" ({found[1]})" if found[1] else "")
+            )
+            raise _inconsistent(
+                "logs",
+                shard,
+                number,
+                f"log {index} names transaction {tx} at position {position}, where the block has {at}",
+            )
+        harmony.append(found[0])
+        eth.append(found[1])
+        indexes.setdefault(number, []).append(index)
+        counts = per_tx.setdefault(number, {})
+        counts[found[0]] = counts.get(found[0], 0) + 1
+        if blooms.get(number) is not None:
+            bits = bloom_bits(address)
+            for topic in topics[row]:
+                if topic is not None:
+                    bits |= bloom_bits(topic)
+            bloom.setdefault(number, []).append((index, bits))
+    receipt_counts: dict[int, dict[str, int]] = {}
+    if receipts is not None:
+        for n, h, c in zip(
+            *(receipts[k].to_pylist() for k in ("block_number", "transaction_hash", "log_count")), strict=True
+        ):
+            receipt_counts.setdefault(n, {})[h] = c
+    for number in hashes:
+        _check_block_logs(
+            shard,
+            number,
+            indexes.get(number, []),
+            per_tx.get(number, {}),
+            receipt_counts.get(number) if receipts is not None else None,
+            blooms.get(number),
+            bloom.get(number, []),
+        )
+    return harmony, eth
+
+
+def _check_block_logs(
+    shard: int,
+    number: int,
+    indexes: list[int],
+    per_tx: Mapping[str, int],
+    receipts: Mapping[str, int] | None,
+    header_bloom: str | None,
+    bits: Sequence[tuple[int, int]],
+) -> None:
+    """One block's log indexes, per-transaction counts and bloom (see :func:`check_logs`)."""
+    seen: set[int] = set()
+    for index in indexes:
+        if index in seen:
+            raise _inconsistent("logs", shard, number, f"log index {index} appears twice")
+        seen.add(index)
+    if receipts is not None:
+        for tx in sorted(set(receipts) | set(per_tx)):
+            got, expected = per_tx.get(tx, 0), receipts.get(tx)
+            if expected is not None and got != expected:
+                raise _inconsistent(
+                    "logs",
+                    shard,
+                    number,
+                    f"transaction {tx} has {got} logs, its receipt lists {expected}",
+                )
+    missing = sorted(set(range(len(indexes))) - seen)
+    if missing and receipts is None:
+        raise _inconsistent(
+            "logs",
+            shard,
+            number,
+            f"log index {missing[0]} is missing (its {len(indexes)} logs have indexes "
+            f"{min(indexes)}..{max(indexes)})",
+        )
+    if header_bloom is None:
+        return
+    header = int(header_bloom, 16)
+    bloom = 0
+    for _, b in bits:
+        bloom |= b
+    if bloom == header:
+        return
+    if not indexes:
+        raise _inconsistent("logs", shard, number, "no log, but the block's logsBloom is not empty")
+    if not header:
+        raise _inconsistent("logs", shard, number, f"{len(indexes)} logs, but the block's logsBloom is empty")
+    foreign = next((index for index, b in bits if b & ~header), None)
+    if foreign is not None:
+        raise _inconsistent(
+            "logs",
+            shard,
+            number,
+            f"log {foreign}'s address or topics are not in the block's logsBloom (a log of another block)",
+        )
+    raise _inconsistent(
+        "logs",
+        shard,
+        number,
+        f"the block's logsBloom has bits none of its {len(indexes)} logs sets (a log is missing)",
+    )

@@ -6,7 +6,15 @@ import pyarrow as pa
 
 from ._base import ConvertContext, Dataset, column, shared
 from ._blockrows import constant
-from ._convert import Where, address_arrays, hash_array, hex_data_array, int_array, timestamp_array
+from ._convert import (
+    Where,
+    address_arrays,
+    bloom_array,
+    hash_array,
+    hex_data_array,
+    int_array,
+    timestamp_array,
+)
 from ._decode import DecodedBlocks, decode_blocks, require
 
 NAME = "blocks"
@@ -42,12 +50,19 @@ SCHEMA = pa.schema(
         column(
             "signer_count",
             pa.int64(),
-            "Number of signers when the answer carried them (withSigners); null from hmyframe's fetchers, "
-            "which keep rows independent of fetch history: count the signers dataset instead.",
+            "Entries of the node's signers list (one per signing BLS key) when the answer carried them "
+            "(withSigners); null from hmyframe's fetchers, which keep rows independent of fetch history: "
+            "sum the signers dataset's key_count instead.",
         ),
         column("state_root", pa.string(), "0x root of the state trie after the block."),
         column("transactions_root", pa.string(), "0x root of the transaction trie."),
         column("receipts_root", pa.string(), "0x root of the receipt trie."),
+        column(
+            "logs_bloom",
+            pa.string(),
+            "0x 256-byte bloom (512 hex digits) of the addresses and topics of every log of the block; "
+            "all zeros when it has none; null if the answer lacks it. hmyframe checks fetched logs against it.",
+        ),
         column("extra_data", pa.string(), "Extra data of the header, 0x hex."),
         column(
             "vrf",
@@ -96,6 +111,7 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         "receipts_root": hash_array(
             [b.receiptsRoot for b in blocks], where, "receiptsRoot", required=True, checked=True
         ),
+        "logs_bloom": bloom_array([b.logsBloom for b in blocks], where, "logsBloom", checked=True),
         "extra_data": hex_data_array([b.extraData for b in blocks], where, "extraData", checked=True),
         "vrf": hash_array([b.vrf for b in blocks], where, "vrf", zero_is_null=True, checked=True),
     }

@@ -18,9 +18,25 @@ SCHEMA = pa.schema(
         shared("block_number"),
         shared("block_hash"),
         shared("shard_id"),
-        shared("transaction_hash"),
-        shared("transaction_index"),
-        column("log_index", pa.int64(), "Position of the log in its block."),
+        shared(
+            "transaction_hash",
+            "0x Harmony hash of the log's transaction (the hash transactions, receipts and traces carry), "
+            "whichever hash the node named it by: nodes answer with the Ethereum-form hash once an eth_ "
+            "call has touched the block's receipts, and hmyframe resolves it through the block's "
+            "transactions.",
+        ),
+        column(
+            "eth_hash",
+            pa.string(),
+            "0x Ethereum-form hash of the log's transaction (the hash eth_getLogs gives); null for a "
+            "staking transaction's log.",
+        ),
+        shared(
+            "transaction_index",
+            "Position of the log's transaction in its block (a staking transaction's counts after the "
+            "plain ones, as in its receipt).",
+        ),
+        column("log_index", pa.int64(), "Position of the log in its block (0..n-1 across its transactions)."),
         column("address", pa.string(), "Contract that emitted the log, one1 bech32."),
         column("address_hex", pa.string(), "Contract that emitted the log, lower-case 0x hex."),
         *(
@@ -52,7 +68,12 @@ def topics_of(logs: list[Log], where: Where) -> list[list[str]]:
 
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
-    """Columns of :data:`SCHEMA` from :func:`~hmyframe.datasets._receiptlogs.decode_logs` output."""
+    """Columns of :data:`SCHEMA` from :func:`~hmyframe.datasets._receiptlogs.decode_logs` output.
+
+    ``transaction_hash`` is the hash the node named (either form) and ``eth_hash`` null: the
+    logs source resolves both through the blocks' transactions
+    (:func:`hmyframe.datasets._transform.logs`).
+    """
     data = require(decoded, DecodedLogs, NAME, "logs")
     logs = data.logs
     where = Where.of(NAME, data.paths)
@@ -62,9 +83,11 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
         "block_number": int_array([g.blockNumber for g in logs], where, "blockNumber", required=True),
         "block_hash": hash_array([g.blockHash for g in logs], where, "blockHash", required=True),
         "shard_id": constant(ctx.shard_id, len(logs), pa.int32()),
+        # as the node named it (either hash): the logs source resolves it through the blocks
         "transaction_hash": hash_array(
             [g.transactionHash for g in logs], where, "transactionHash", required=True
         ),
+        "eth_hash": pa.nulls(len(logs), type=pa.string()),
         "transaction_index": int_array(
             [g.transactionIndex for g in logs], where, "transactionIndex", required=True
         ),
@@ -93,7 +116,13 @@ DATASET = Dataset(
     summary="Event logs of every transaction of blocks ``start..end``.",
     notes=(
         "Logs come from ``hmy_getLogs`` over spans of at most 1,024 blocks (the node's cap), split "
-        "again on a too-many-results answer; every log's block hash is checked against its block's "
-        "before anything is cached."
+        "again on a too-many-results answer. A log names its transaction by the Harmony or the "
+        "Ethereum-form hash depending on the node's receipts cache (an ``eth_`` call on the block "
+        "rewrites the cached logs in place): both are resolved through the blocks' transactions "
+        "(fetched in full when no cached table holds them), so ``transaction_hash`` is always the "
+        "Harmony hash and joins transactions, receipts and traces. Before anything is cached every "
+        "block's logs are checked: its hash, each log's transaction (position and either hash), no "
+        "repeated or missing log index, the block's logsBloom, and each transaction's log count "
+        "against its receipt when receipts are fetched with them."
     ),
 )

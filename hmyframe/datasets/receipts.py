@@ -187,7 +187,8 @@ DATASET = Dataset(
     summary="Receipts (status, gas used, exact fee) of every transaction of blocks ``start..end``.",
     notes=(
         "Receipts come from ``getBlockReceipts`` (one call per block with transactions), or batched "
-        "``getTransactionReceipt`` calls on a node without it; they are checked against their blocks "
+        "``getTransactionReceipt`` calls on a node without it (or whose ``getBlockReceipts`` crashes: it does "
+        "on a block an ``eth_getLogs`` touched, see ``sources._receipts_fallback``); they are checked against their blocks "
         "(block hash, transaction set, gas used summing to the block's gasUsed) before anything is cached."
     ),
 )

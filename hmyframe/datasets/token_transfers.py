@@ -50,7 +50,15 @@ _SIGNATURES = [TRANSFER, TRANSFER_SINGLE, TRANSFER_BATCH]
 _WORD = 64  # hex digits of a 32-byte ABI word
 
 #: Where a transfer's log stands: the ``logs`` columns of the same names.
-_POSITION = ("block_number", "block_hash", "shard_id", "transaction_hash", "transaction_index", "log_index")
+_POSITION = (
+    "block_number",
+    "block_hash",
+    "shard_id",
+    "transaction_hash",
+    "eth_hash",
+    "transaction_index",
+    "log_index",
+)
 
 SCHEMA = pa.schema(
     [

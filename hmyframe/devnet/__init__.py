@@ -30,6 +30,7 @@ from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
 from hmyframe.devnet.node import VALIDATOR_RATE_LIMIT, RateLimit
+from hmyframe.devnet.receipts import LOG_HASHES, LogHashes
 from hmyframe.devnet.render import PROFILES, Profile
 from hmyframe.devnet.server import WS_PORT_OFFSET, DevnetServer, ServerConfig
 from hmyframe.devnet.stats import DevnetStats, StatsSnapshot
@@ -127,6 +128,18 @@ class Devnet:
         While serving, mine one block on every shard each ``mine_every`` seconds (0: never,
         the default). The attribute can be changed while serving: 0 pauses the mining (a
         stalled chain), a positive value resumes it.
+    log_hashes
+        The state of the nodes' receipts caches, which decides the hash logs carry in
+        ``hmy_``/``hmyv2_`` answers (see :mod:`hmyframe.devnet.receipts`): ``"mainnet"`` (the
+        default: ``hmy_`` receipts and ``hmy_getLogs`` the Ethereum-form hash, ``hmyv2_``
+        receipts the Harmony hash, as mainnet answers show), ``"harmony"`` (a cache no ``eth_``
+        call touched: the Harmony hash everywhere) or ``"eth"`` (the Ethereum-form hash
+        everywhere). ``eth_`` answers carry the Ethereum-form hash in every state.
+    rpc_deny
+        Method names the nodes do not serve, as the node's RPC method filter file's ``Deny``
+        list (``*`` a wildcard: ``["hmyv2_*"]`` serves only ``hmy_``, ``eth_``, ``net_`` and
+        ``web3_``); a denied method answers -32601 "the method X does not exist/is not
+        available".
 
     Attributes
     ----------
@@ -162,6 +175,8 @@ class Devnet:
         mine_every: float = 0.0,
         activity: ActivityName = "devnet",
         explorer: bool = True,
+        log_hashes: LogHashes = "mainnet",
+        rpc_deny: Iterable[str] = (),
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(explorer, bool):
@@ -210,6 +225,11 @@ class Devnet:
             raise ConfigError(
                 f"Devnet rpc_rate_limit={rpc_rate_limit!r} must be None, a rate > 0 (requests/s) or a RateLimit"
             )
+        if log_hashes not in LOG_HASHES:
+            raise ConfigError(f"Devnet log_hashes={log_hashes!r} must be one of {', '.join(LOG_HASHES)}")
+        deny: tuple[object, ...] = (rpc_deny,) if isinstance(rpc_deny, str) else tuple(rpc_deny)
+        if not all(isinstance(p, str) and p for p in deny):
+            raise ConfigError(f"Devnet rpc_deny={rpc_deny!r} must be method name patterns such as 'hmyv2_*'")
         if isinstance(faults, FaultInjector):
             self.faults = faults
         else:
@@ -239,6 +259,8 @@ class Devnet:
             cache_bytes=cache_bytes,
             gzip_level=1 if gzip else 0,
             explorer=explorer,
+            log_hashes=log_hashes,
+            rpc_deny=tuple(str(p) for p in deny),
         )
         self._server: DevnetServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -905,12 +905,14 @@ class StakingEngine:
         return self.population[owners[view_id % len(owners)]].address
 
     def signers(self, shard: int, number: int) -> tuple[str, ...]:
-        """Addresses of the validators that signed block ``number`` on ``shard``."""
+        """The node's signers of block ``number`` on ``shard``: one address per committee key
+        whose bit is set in the commit bitmap, in committee order (a validator with several
+        keys on the shard is listed once per key), as ``getSignerData`` lists them."""
         e = number // self._length
         info = self.info(e)
         row = self.matrix(shard, e)[number - info.first]
-        cols = info.columns[shard]
-        return tuple(self.population[cols[c]].address for c in np.flatnonzero(row).tolist())
+        col_of = info.column_of[shard]
+        return tuple(self.population[v].address for v in info.committee_owner[shard] if row[col_of[v]])
 
     def commit_bitmap(self, shard: int, number: int) -> bytes:
         """The commit bitmap of block ``number``: bit i (LSB first) set when committee key i signed."""

@@ -2,7 +2,8 @@
 
 Keccak comes from pycryptodome (``Crypto.Hash.keccak``): a maintained C implementation, the
 backend ethereum-etl's own hashing (``eth-hash``) uses; Python's ``hashlib.sha3_256`` is the
-FIPS-202 SHA-3, whose padding differs, so it gives other digests.
+FIPS-202 SHA-3, whose padding differs, so it gives other digests. The bits of one value are
+:func:`hmyframe.datasets._bloom.bloom_bits`, the function hmyframe checks fetched logs with.
 
 A bloom is 2048 bits. Each log adds its address and each of its topics: for a value ``v``,
 the first three big-endian 16-bit pairs of ``keccak(v)``, each masked to 11 bits, name the
@@ -13,18 +14,12 @@ bloom read as one big-endian integer.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
-from Crypto.Hash import keccak
-
+from hmyframe.datasets._bloom import bloom_bits as _bits
+from hmyframe.datasets._bloom import keccak256
 from hmyframe.devnet.model import Log
 
 __all__ = ["bloom_contains", "bloom_hex", "bloom_of", "keccak256", "selector", "topic_of"]
-
-
-def keccak256(data: bytes) -> bytes:
-    """Keccak-256 digest of ``data`` (Ethereum's "sha3")."""
-    return keccak.new(digest_bits=256, data=data).digest()
 
 
 def selector(signature: str) -> str:
@@ -36,16 +31,6 @@ def selector(signature: str) -> str:
 def topic_of(signature: str) -> str:
     """``topics[0]`` of event ``signature`` (e.g. ``"Transfer(address,address,uint256)"``)."""
     return "0x" + keccak256(signature.encode()).hex()
-
-
-@lru_cache(maxsize=65_536)
-def _bits(value: str) -> int:
-    """The 3 bloom bits of one 0x-hex address or topic, as an integer mask."""
-    digest = keccak256(bytes.fromhex(value[2:]))
-    mask = 0
-    for i in (0, 2, 4):
-        mask |= 1 << (((digest[i] << 8) | digest[i + 1]) & 0x7FF)
-    return mask
 
 
 def bloom_of(logs: Iterable[Log]) -> int:

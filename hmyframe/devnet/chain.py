@@ -165,9 +165,10 @@ class Chain:
 
     Notes
     -----
-    * Signing: ``signers(shard, n)`` lists each validator once, in committee order; all the
-      keys of one validator on one shard sign or miss together and the leader always
-      signs. A snapshot at block ``b`` counts ``current_epoch_signed`` over the blocks
+    * Signing: ``signers(shard, n)`` lists one address per signing committee key, in
+      committee order, as the node does (a validator with several keys on the shard is listed
+      once per key); all the keys of one validator on one shard sign or miss together and the
+      leader always signs. A snapshot at block ``b`` counts ``current_epoch_signed`` over the blocks
       ``epoch_first_block(epoch_of(b)) .. b`` (inclusive) of every shard where the
       validator has elected keys, and ``current_epoch_to_sign`` is the number of those
       blocks (summed over its shards).
@@ -574,7 +575,8 @@ class Chain:
     def signers(self, shard: int, number: int) -> tuple[str, ...] | None:
         """0x addresses of the validators whose keys signed block ``number`` of ``shard``.
 
-        In committee order, each validator once. ``None`` when ``number`` is the head
+        One entry per signing key, in committee order: a validator with several keys on the
+        shard repeats (the node's ``getSignerData``). ``None`` when ``number`` is the head
         (the node reads the signatures from block ``number + 1``).
 
         Raises

@@ -20,6 +20,12 @@ Kinds
 ``rpc_error``
     Replace the answer to each matching JSON-RPC call by an error object
     ``{"code": code, "message": message}`` (default: the node's -32000 rate-limit message).
+``logs``
+    A node that drops or repeats logs: in each matching ``getLogs`` answer (``hmy_getLogs``,
+    ``eth_getLogs``, or the rule's ``method``) with more than ``at`` logs, the log at position
+    ``at`` (negative: from the end) is repeated (``logs=repeat``, the default), left out
+    (``logs=drop``) or names a transaction hash of no transaction (``logs=foreign``:
+    :data:`FOREIGN_LOG_HASH`). ``times`` counts the answers changed.
 
 Matching and counting
 ---------------------
@@ -54,14 +60,17 @@ main value after ``=``, then ``key=value`` options::
     shuffle                                every batch answered in shuffled order
     rpc_error,times=2                      the next 2 calls get -32000 "rate: Wait(n=1) ..."
     rpc_error=-32603,message=boom,times=1  a custom error
+    logs=drop,at=-1,times=1                the next getLogs answer loses its last log
 
 Keys: ``times`` (int), ``p``/``probability`` (0..1), ``method``, ``shard`` (int),
 ``trace`` (true/false), ``retry_after`` (seconds), ``status`` (int), ``delay`` (seconds),
-``code`` (int), ``message`` (text without ``,`` or ``;``).
+``code`` (int), ``message`` (text without ``,`` or ``;``), ``edit`` (repeat, drop, foreign),
+``at`` (int).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Iterable
@@ -71,6 +80,7 @@ from typing import Literal, get_args
 from hmyframe.errors import ConfigError
 
 __all__ = [
+    "FOREIGN_LOG_HASH",
     "RATE_LIMIT_MESSAGE",
     "FaultInjector",
     "FaultKind",
@@ -79,8 +89,14 @@ __all__ = [
     "parse_fault_spec",
 ]
 
-FaultKind = Literal["status", "reset", "truncate", "delay", "shuffle", "rpc_error"]
+FaultKind = Literal["status", "reset", "truncate", "delay", "shuffle", "rpc_error", "logs"]
 _KINDS: tuple[str, ...] = get_args(FaultKind)
+LogEdit = Literal["repeat", "drop", "foreign"]
+_EDITS: tuple[str, ...] = get_args(LogEdit)
+#: The transaction hash a ``logs=foreign`` log names (no devnet transaction has it).
+FOREIGN_LOG_HASH = "0x" + "f0" * 32
+#: The methods a ``logs`` rule without ``method`` changes the answers of.
+_LOG_METHODS = ("hmy_getLogs", "eth_getLogs")
 
 #: The node's own rate-limit answer (golang.org/x/time/rate via the per-method limiters).
 RATE_LIMIT_MESSAGE = "rate: Wait(n=1) would exceed context deadline"
@@ -124,6 +140,9 @@ class FaultRule:
         Seconds to wait for ``kind="delay"``.
     code, message
         The JSON-RPC error for ``kind="rpc_error"``.
+    edit, at
+        For ``kind="logs"``: what happens to the log at position ``at`` of a ``getLogs``
+        answer (``"repeat"``, ``"drop"`` or ``"foreign"``).
     """
 
     kind: FaultKind
@@ -137,6 +156,8 @@ class FaultRule:
     delay: float = 1.0
     code: int = -32000
     message: str = RATE_LIMIT_MESSAGE
+    edit: LogEdit = "repeat"
+    at: int = 0
 
     def __post_init__(self) -> None:
         kind: object = self.kind
@@ -159,6 +180,10 @@ class FaultRule:
         shard: object = self.shard
         if shard is not None and (not _is_int(shard) or int(shard) < 0):  # type: ignore[call-overload]
             raise ConfigError(f"fault shard={shard!r} must be a shard number >= 0")
+        if self.edit not in _EDITS:
+            raise ConfigError(f"fault edit={self.edit!r} must be one of {', '.join(_EDITS)}")
+        if not _is_int(self.at):
+            raise ConfigError(f"fault at={self.at!r} must be an integer (a log's position in the answer)")
 
     @property
     def per_call(self) -> bool:
@@ -329,6 +354,8 @@ class FaultInjector:
                 return out
             for active in list(self._rules):
                 rule = active.rule
+                if rule.kind == "logs":
+                    continue  # applied to the answers (edit_logs)
                 if rule.shard is not None and rule.shard != shard:
                     continue
                 if rule.trace is not None and rule.trace != trace:
@@ -367,6 +394,43 @@ class FaultInjector:
             self._rules = [a for a in self._rules if a.remaining is None or a.remaining > 0]
         return out
 
+    def edit_logs(self, *, shard: int, trace: bool, method: str, result: bytes) -> tuple[bytes, bool]:
+        """Apply the ``logs`` rules to one call's answer: ``(result, changed)``.
+
+        A rule counts (``times``, ``probability``) only answers with a log at its position.
+        """
+        with self._lock:
+            rules = [
+                a
+                for a in self._rules
+                if a.rule.kind == "logs"
+                and (a.rule.shard is None or a.rule.shard == shard)
+                and (a.rule.trace is None or a.rule.trace == trace)
+                and (method == a.rule.method if a.rule.method is not None else method in _LOG_METHODS)
+            ]
+            if not rules:
+                return result, False
+            logs = json.loads(result)
+            changed = False
+            for active in rules:
+                rule = active.rule
+                if not isinstance(logs, list) or not -len(logs) <= rule.at < len(logs):
+                    continue
+                if not self._fires(active):
+                    continue
+                i = rule.at % len(logs)
+                if rule.edit == "repeat":
+                    logs.insert(i + 1, dict(logs[i]))
+                elif rule.edit == "drop":
+                    del logs[i]
+                else:
+                    logs[i] = {**logs[i], "transactionHash": FOREIGN_LOG_HASH}
+                changed = True
+            self._rules = [a for a in self._rules if a.remaining is None or a.remaining > 0]
+        if not changed:
+            return result, False
+        return json.dumps(logs, separators=(",", ":")).encode(), True
+
     def _fires(self, active: _Active) -> bool:
         if active.remaining is not None and active.remaining <= 0:
             return False
@@ -385,8 +449,8 @@ class FaultInjector:
         return f"FaultInjector(seed={self._seed}, rules={self.rules!r})"
 
 
-_MAIN_VALUE = {"status": "status", "delay": "delay", "rpc_error": "code"}
-_INT_KEYS = {"times", "shard", "status", "code"}
+_MAIN_VALUE = {"status": "status", "delay": "delay", "rpc_error": "code", "logs": "edit"}
+_INT_KEYS = {"times", "shard", "status", "code", "at"}
 _FLOAT_KEYS = {"probability", "retry_after", "delay"}
 
 

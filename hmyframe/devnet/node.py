@@ -15,6 +15,7 @@ The names those modules define that callers used to import from here are re-expo
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from hmyframe.devnet.limits import VALIDATOR_RATE_LIMIT, RateLimit, TokenBucket
@@ -65,9 +66,12 @@ class ShardNode(ShardState):
     # -- dispatch -------------------------------------------------------------------------------
 
     def lookup(self, method: str, *, trace_port: bool) -> Method:
-        """The method entry, or RpcFault -32601 if unknown or not on this port."""
+        """The method entry, or RpcFault -32601 if unknown, not on this port or denied by the
+        node's RPC method filter (a denied method is never registered: ``eth/rpc/service.go``)."""
         entry = _METHODS.get(method)
         if entry is not None and entry.current_only and self.profile != "current":
+            entry = None
+        if entry is not None and any(fnmatchcase(method, pattern) for pattern in self.rpc_deny):
             entry = None
         if entry is None or (entry.trace_only and not trace_port):
             raise RpcFault(-32601, f"the method {method} does not exist/is not available")

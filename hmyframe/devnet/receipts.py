@@ -18,10 +18,21 @@
   core/state_processor.go); the devnet's chain is past S3 from epoch 0 like testnet's, as
   the early-2020 CLI receipts show (``status``, no ``root``); no ``getBlockReceipts`` (a later
   addition).
-* Logs are the same in every namespace and generation (``types.Log`` field order in ``getLogs``
-  and in legacy receipts, sorted keys inside today's receipts): lower-case 0x ``address``, hex
-  ``blockNumber``/``transactionIndex``/``logIndex``, ``removed`` false; their
-  ``transactionHash`` is the Harmony hash (``hmy``) or the Ethereum-form hash (``eth``).
+* Logs have one shape in every namespace and generation: lower-case 0x ``address``, hex
+  ``blockNumber``/``transactionIndex``/``logIndex`` (hex in ``hmyv2_`` receipts too: the
+  node's ``types.Log`` marshals them so), ``removed`` false.
+* Their ``transactionHash`` depends on the node's receipts cache, not on the namespace asked:
+  logs are stored with the Harmony hash (``core/state/statedb.go`` ``AddLog``), and every
+  ``eth_`` call touching a block rewrites the logs of its cached receipts to the Ethereum-form
+  hash in place (``rpc/harmony/eth/types.go`` ``NewReceipt``, ``hmy/blockchain.go`` ``GetLogs``
+  with ``isEth``; the cache is ``BlockChain.GetReceiptsByHash``'s). Staking receipts come after
+  the plain ones and keep their hash. The mainnet answers of ``tests/real/mainnet-2023`` show
+  ``hmy_`` receipts (and so ``hmy_getLogs``, which reads the same receipts) with the
+  Ethereum-form hash and ``hmyv2_`` receipts with the Harmony hash, the receipt's own
+  ``transactionHash`` the Harmony hash in both. :data:`LogHashes` picks the state served:
+  ``"mainnet"`` (the default) as those answers, ``"harmony"`` a cache no ``eth_`` call touched,
+  ``"eth"`` one every ``eth_`` call did. ``eth_`` answers always carry the Ethereum-form hash;
+  the early-2020 node (legacy profile), before Ethereum-form transactions, the Harmony hash.
 """
 
 from __future__ import annotations
@@ -35,6 +46,8 @@ from hmyframe.devnet.render import Gen, Profile, hexq, structured
 
 __all__ = [
     "DIRECTIVE_NUMBERS",
+    "LOG_HASHES",
+    "LogHashes",
     "block_receipt_objs",
     "cumulative_gas",
     "eth_receipt_obj",
@@ -54,14 +67,41 @@ DIRECTIVE_NUMBERS = {
 }
 
 
-def log_obj(log: Log, tx: Transaction, *, namespace: Literal["hmy", "eth"] = "hmy") -> dict[str, Any]:
+#: The state of the node's receipts cache the devnet serves (see the module docstring).
+LogHashes = Literal["mainnet", "harmony", "eth"]
+LOG_HASHES: tuple[LogHashes, ...] = ("mainnet", "harmony", "eth")
+#: Where a log is rendered: an ``hmy_`` answer (receipts, getLogs), an ``hmyv2_`` receipt, ``eth_``.
+Namespace = Literal["hmy", "hmyv2", "eth"]
+
+
+def log_tx_hash(
+    tx: Transaction, namespace: Namespace, log_hashes: LogHashes = "mainnet", profile: Profile = "current"
+) -> str:
+    """The ``transactionHash`` a plain transaction's log carries (see the module docstring)."""
+    if namespace == "eth":
+        return tx.eth_hash
+    if profile == "legacy" or log_hashes == "harmony":
+        return tx.hash
+    if log_hashes == "eth" or namespace == "hmy":
+        return tx.eth_hash
+    return tx.hash
+
+
+def log_obj(
+    log: Log,
+    tx: Transaction,
+    *,
+    namespace: Namespace = "hmy",
+    log_hashes: LogHashes = "mainnet",
+    profile: Profile = "current",
+) -> dict[str, Any]:
     """One log (``types.Log`` JSON, field order of the node)."""
     return {
         "address": log.address,
         "topics": list(log.topics),
         "data": log.data,
         "blockNumber": hexq(tx.block_number),
-        "transactionHash": tx.eth_hash if namespace == "eth" else tx.hash,
+        "transactionHash": log_tx_hash(tx, namespace, log_hashes, profile),
         "transactionIndex": hexq(tx.index),
         "blockHash": tx.block_hash,
         "logIndex": hexq(log.log_index),
@@ -97,6 +137,7 @@ def receipt_obj(
     cumulative_gas_used: int,
     gen: Gen,
     profile: Profile,
+    log_hashes: LogHashes = "mainnet",
 ) -> dict[str, Any]:
     """A plain or staking transaction's receipt in ``hmy_`` (gen 1) / ``hmyv2_`` (gen 2)."""
     num: Any = hexq if gen == 1 else (lambda v: v)
@@ -117,7 +158,10 @@ def receipt_obj(
         obj["type"] = num(DIRECTIVE_NUMBERS[tx.directive])
     else:
         index = tx.index
-        logs = [log_obj(log, tx) for log in tx.logs]
+        namespace: Namespace = "hmy" if gen == 1 else "hmyv2"
+        logs = [
+            log_obj(log, tx, namespace=namespace, log_hashes=log_hashes, profile=profile) for log in tx.logs
+        ]
         bloom = receipt_bloom(tx.logs)
         status = tx.success
         if tx.contract_address is not None:
@@ -142,14 +186,20 @@ def receipt_obj(
     return structured(obj) if not legacy else dict(sorted(obj.items()))
 
 
-def block_receipt_objs(block: Block, *, gen: Gen, profile: Profile) -> list[dict[str, Any]]:
+def block_receipt_objs(
+    block: Block, *, gen: Gen, profile: Profile, log_hashes: LogHashes = "mainnet"
+) -> list[dict[str, Any]]:
     """Every receipt of ``block`` (plain, then staking), as ``getBlockReceipts`` lists them."""
     out: list[dict[str, Any]] = []
     cumulative = 0
     txs: tuple[Transaction | StakingTransaction, ...] = (*block.transactions, *block.staking_transactions)
     for tx in txs:
         cumulative += tx.gas_used
-        out.append(receipt_obj(tx, block, cumulative_gas_used=cumulative, gen=gen, profile=profile))
+        out.append(
+            receipt_obj(
+                tx, block, cumulative_gas_used=cumulative, gen=gen, profile=profile, log_hashes=log_hashes
+            )
+        )
     return out
 
 

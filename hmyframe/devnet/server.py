@@ -43,6 +43,7 @@ from hmyframe.devnet.node import (
     ShardNode,
     TokenBucket,
 )
+from hmyframe.devnet.receipts import LogHashes
 from hmyframe.devnet.render import BlockCache, Profile
 from hmyframe.devnet.stats import DevnetStats, endpoint_name
 from hmyframe.devnet.websocket import NAMESPACES, HeadHub, Intercept, WsEndpoint, http_intercept
@@ -129,6 +130,10 @@ class ServerConfig:
     explorer
         The node keeps the explorer index (``getTransactionsHistory`` and friends); ``False``
         answers them as a node without it does.
+    log_hashes
+        Which hash logs carry in ``hmy_``/``hmyv2_`` answers (the node's receipts-cache state).
+    rpc_deny
+        Method name patterns the nodes do not serve (their RPC method filter).
     """
 
     host: str = "127.0.0.1"
@@ -141,6 +146,8 @@ class ServerConfig:
     cache_bytes: int = 128 * 1024 * 1024
     gzip_level: int = 1
     explorer: bool = True
+    log_hashes: LogHashes = "mainnet"
+    rpc_deny: tuple[str, ...] = ()
 
 
 class _Endpoint:
@@ -347,6 +354,12 @@ class _Endpoint:
             return _error_bytes(id_json, -32000, "method handler crashed")
         if notification:
             return None
+        if len(self.server.faults):
+            result, changed = self.server.faults.edit_logs(
+                shard=self.node.shard, trace=self.trace, method=call.method, result=result
+            )
+            if changed:
+                self.server.stats.record_faults(self.name, ["logs"])
         return _result_bytes(id_json, result)
 
     # -- responses ------------------------------------------------------------------------------
@@ -481,6 +494,8 @@ class DevnetServer:
                 ws_urls=self.ws_urls,
                 block_cost=config.block_cost_ms / 1000.0,
                 explorer=config.explorer,
+                log_hashes=config.log_hashes,
+                rpc_deny=config.rpc_deny,
             )
             self.nodes.append(node)
             rpc = _Endpoint(node, trace=False, server=self, config=config)

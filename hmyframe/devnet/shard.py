@@ -30,6 +30,7 @@ from hmyframe.devnet.params import (
     BlockArgs,
     RpcFault,
 )
+from hmyframe.devnet.receipts import LogHashes
 from hmyframe.devnet.render import (
     BlockCache,
     Gen,
@@ -94,6 +95,12 @@ class ShardState:
         Seconds of server time per block read (a model of the node's database reads; 0: none).
         Concurrent requests pay it concurrently, as on a multi-core node; the blocks of one
         request are read one after the other.
+    log_hashes
+        The state of the node's receipts cache: which hash logs carry in ``hmy_``/``hmyv2_``
+        answers (:data:`hmyframe.devnet.receipts.LogHashes`).
+    rpc_deny
+        Method name patterns the node does not serve (its RPC method filter's ``Deny`` list,
+        ``*`` a wildcard): they answer -32601, as methods that do not exist.
     """
 
     def __init__(
@@ -109,9 +116,13 @@ class ShardState:
         ws_urls: Sequence[str] = (),
         block_cost: float = 0.0,
         explorer: bool = True,
+        log_hashes: LogHashes = "mainnet",
+        rpc_deny: Sequence[str] = (),
     ) -> None:
         self.chain = chain
         self.explorer = explorer
+        self.log_hashes: LogHashes = log_hashes
+        self.rpc_deny = tuple(rpc_deny)
         self.block_cost = block_cost
         self.shard = shard
         self.profile: Profile = profile

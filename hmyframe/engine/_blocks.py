@@ -236,9 +236,10 @@ class _Finder:
     async def timestamps(self, numbers: list[int]) -> list[int]:
         missing = [n for n in dict.fromkeys(numbers) if n not in self.known]
         if missing:
-            v2 = self.session.client.v2
+            methods = self.session.methods  # (the configured generation: a node may serve only hmy_)
+            v1 = methods.version == 1
             headers = await gather_or_raise(
-                v2.get_block_by_number(n, full_tx=False, incl_staking=False, shard=self.shard)
+                methods.get_block_by_number(n, full_tx=False, incl_staking=v1, shard=self.shard)
                 for n in missing
             )
             from hmyframe.datasets._parse import Bad, parse_int
@@ -249,7 +250,7 @@ class _Finder:
                     stamp = parse_int(raw)
                 except Bad:
                     raise ResponseShapeError(
-                        "hmyv2_getBlockByNumber",
+                        methods.method("getBlockByNumber"),
                         "timestamp",
                         header if raw is None else raw,
                         f"the unix timestamp of block {n} of shard {self.shard}",

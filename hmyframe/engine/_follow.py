@@ -136,7 +136,7 @@ class HeadSource(Protocol):
 
 @dataclass
 class PollingHeads:
-    """Heads by polling ``hmyv2_blockNumber`` every ``every`` seconds.
+    """Heads by polling ``blockNumber`` (the session's generation) every ``every`` seconds.
 
     Attributes
     ----------

@@ -18,6 +18,9 @@ conversion needs and how far behind the head its blocks are complete.
    built in the same chunk: every source's calls go out at once (traces with their blocks),
    and a piece is converted once the tables it needs are built (dependency order); only a
    source that plans from those tables (receipts, by the blocks' hashes) sends its calls after.
+   A table a conversion merely checks against (:attr:`~hmyframe.datasets.sources.Fill.uses`:
+   logs against receipts) is waited for only when it is built in the same chunk, and left out
+   if its source fails.
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
    (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
@@ -198,6 +201,11 @@ class _RangeFetch:
         made: dict[str, asyncio.Future[pa.Table]] = {
             n: loop.create_future() for name in build for n in sources.fill_of(name).needs if n not in needed
         }
+        # a table a conversion checks against when it is built in this chunk (Fill.uses)
+        for name in build:
+            for n in sources.fill_of(name).uses:
+                if n in build and n not in made:
+                    made[n] = loop.create_future()
 
         def built(tables: Mapping[str, pa.Table]) -> None:
             for name, table in tables.items():
@@ -207,7 +215,7 @@ class _RangeFetch:
         failures: list[BaseException] = []
 
         async def one(source: RangeSource, names: list[str]) -> None:
-            pending = {n: made[n] for name in names for n in sources.fill_of(name).needs if n in made}
+            pending = {n: made[n] for name in names for n in _wants(name) if n in made}
             try:
                 tables = await self.run_source(source, names, start, end, needed, pending, built)
             except Exception as error:  # noqa: BLE001 (any failure must release those waiting)
@@ -246,8 +254,11 @@ class _RangeFetch:
         waits for them. ``built`` is given the chunk's checked tables before they are written.
         """
         session = self.session
+        optional = {n for name in names for n in sources.fill_of(name).uses} - {
+            n for name in names for n in sources.fill_of(name).needs
+        }
         if pending and source.plans_from_needed:
-            needed = {**needed, **{n: await table for n, table in pending.items()}}
+            needed = {**needed, **await _tables(pending, optional)}
             pending = {}
         options = session.options
         state = self.states.setdefault(source.name, {})
@@ -282,7 +293,7 @@ class _RangeFetch:
             ) -> dict[str, pa.Table] | None:
                 if pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
                     payloads = await self._piece(piece)
-                    have = {**request.needed, **{n: await table for n, table in pending.items()}}
+                    have = {**request.needed, **await _tables(pending, optional)}
                     return await convert(piece, payloads, have, request)
                 step = hand.step(source.name, piece.last - piece.first + 1) if sized else 0
                 if step > 0 and 2 * step <= piece.last - piece.first + 1:
@@ -431,6 +442,25 @@ def _worker_died(error: BaseException) -> bool:
     return process is not None and isinstance(error, process.BrokenProcessPool)
 
 
+def _wants(name: str) -> tuple[str, ...]:
+    """The tables dataset ``name``'s conversion waits for when built in the same chunk."""
+    fill = sources.fill_of(name)
+    return (*fill.needs, *fill.uses)
+
+
+async def _tables(pending: Mapping[str, asyncio.Future[pa.Table]], optional: set[str]) -> dict[str, pa.Table]:
+    """The tables of ``pending`` once built; an ``optional`` one (a Fill.uses) whose source
+    failed is left out (that failure is its own source's error), any other failure re-raised."""
+    out: dict[str, pa.Table] = {}
+    for name, table in pending.items():
+        try:
+            out[name] = await table
+        except Exception:
+            if name not in optional:
+                raise
+    return out
+
+
 def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
     """The sources filling ``build``, each with its datasets, those needed by others first."""
     groups: dict[str, tuple[RangeSource, list[str]]] = {}
@@ -441,7 +471,7 @@ def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
     pending = dict(groups)
     while pending:
         for key, (source, names) in list(pending.items()):
-            needs = {n for name in names for n in sources.fill_of(name).needs}
+            needs = {n for name in names for n in _wants(name)}
             if not any(
                 n in other_names for other, (_, other_names) in pending.items() if other != key for n in needs
             ):

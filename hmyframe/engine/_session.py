@@ -82,7 +82,9 @@ class FetchOptions:
         ``"range"`` (``hmyv2_getBlocks``; the default, faster in ``bench/fetch_strategy.py``)
         or ``"batch"`` (batched ``getBlockByNumber``, for nodes that disable ``getBlocks``).
     version
-        RPC generation to fetch with: 2 (``hmyv2_``, numbers) or 1 (``hmy_``, hex).
+        RPC generation to fetch with: 2 (``hmyv2_``, numbers) or 1 (``hmy_``, hex). Every call
+        follows it, first contact (genesis block, head) included: with 1, a node serving only
+        ``hmy_`` methods (an RPC method filter denying ``hmyv2_*``) gives a complete export.
     max_concurrent_chunks
         Chunks fetched at the same time.
     max_in_flight, batch_size, requests_per_second, timeout, retry
@@ -363,7 +365,7 @@ class Session:
                 once = replace(opts.retry, attempts=1)
                 members = [client(resolved.url, resolved.trace_url, resolved.shard_urls, once)]
                 members += [client(url, None, shards, once) for url, shards in resolved.more]
-                self._client = EndpointPool(members, retry=opts.retry)
+                self._client = EndpointPool(members, retry=opts.retry, version=opts.version)
             else:
                 self._client = client(resolved.url, resolved.trace_url, resolved.shard_urls, opts.retry)
             await self._client.__aenter__()
@@ -378,8 +380,19 @@ class Session:
 
     @property
     def methods(self) -> Any:
-        """The typed methods of the configured generation (``client.v2`` or ``client.v1``)."""
+        """The typed methods of the configured generation (``client.v2`` or ``client.v1``).
+
+        Everything a session asks goes through them, first contact included (the genesis block,
+        the head): with ``FetchOptions(version=1)`` a node that serves only ``hmy_`` methods (an
+        RPC method filter) is asked no ``hmyv2_`` method.
+        """
         return self.client.v2 if self.options.version == 2 else self.client.v1
+
+    def _genesis_call(self, shard: int | None) -> Any:
+        """The coroutine asking for the shard-0 genesis header (v1 always includes staking)."""
+        return self.methods.get_block_by_number(
+            0, full_tx=False, incl_staking=self.options.version == 1, shard=shard
+        )
 
     async def chain_id(self, *, verify: bool = False) -> str:
         """The chain's cache key (first 16 hex digits of the shard-0 genesis hash).
@@ -399,8 +412,7 @@ class Session:
             return self._resolved.chain_id
         known = None if verify else self._remembered_chain_id()
         if known is None:
-            block = await self.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
-            known = self._learn_chain(block)
+            known = self._learn_chain(await self._genesis_call(0))
         self._resolved.chain_id = known
         return known
 
@@ -409,7 +421,10 @@ class Session:
         key = self._resolved.url
         if not isinstance(genesis, dict):
             raise ResponseShapeError(
-                "hmyv2_getBlockByNumber", "result", genesis, f"the genesis block of {redact_url(key)}"
+                self.methods.method("getBlockByNumber"),
+                "result",
+                genesis,
+                f"the genesis block of {redact_url(key)}",
             )
         known = chain_id_from_hash(genesis.get("hash"))
         with _chain_ids_lock:
@@ -439,10 +454,8 @@ class Session:
             return await self.chain_id()
         client = self.client
         if isinstance(client, Client) and not client.routes_without_asking(0):
-            genesis = asyncio.ensure_future(
-                client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=None)
-            )
-            head = asyncio.ensure_future(client.v2.block_number(shard=None)) if shards else None
+            genesis = asyncio.ensure_future(self._genesis_call(None))
+            head = asyncio.ensure_future(self.methods.block_number(shard=None)) if shards else None
             guesses = [g for g in (genesis, head) if g is not None]
             for guess in guesses:  # a dropped guess's failure is nobody's error
                 guess.add_done_callback(lambda t: t.cancelled() or t.exception())
@@ -471,7 +484,7 @@ class Session:
     async def head(self, shard: int, *, refresh: bool = False) -> int:
         """The highest block number of ``shard`` (asked once per session unless ``refresh``)."""
         if refresh or shard not in self._heads:
-            self._learn_head(shard, await self.client.v2.block_number(shard=shard))
+            self._learn_head(shard, await self.methods.block_number(shard=shard))
         return self._heads[shard]
 
     def saw_head(self, shard: int, head: int) -> None:
@@ -480,6 +493,13 @@ class Session:
         self._learn_head(shard, head)
 
     def _learn_head(self, shard: int, raw: Any) -> None:
-        if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
-            raise ResponseShapeError("hmyv2_blockNumber", "result", raw, "a non-negative integer")
-        self._heads[shard] = raw
+        number = raw
+        if isinstance(raw, str) and raw[:2] == "0x" and self.options.version == 1:
+            try:
+                number = int(raw, 16)  # hmy_blockNumber: a hex quantity
+            except ValueError:
+                number = None
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            what = "a hex quantity" if self.options.version == 1 else "a non-negative integer"
+            raise ResponseShapeError(self.methods.method("blockNumber"), "result", raw, what)
+        self._heads[shard] = number

@@ -37,7 +37,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from hmyframe.errors import (
     ConfigError,
@@ -131,6 +131,9 @@ class EndpointPool:
         ``max_elapsed`` budget.
     cooldown
         ``(first, longest)`` seconds an endpoint is set aside after a failure.
+    version
+        The generation each endpoint's chain is checked with (its shard-0 genesis block):
+        ``2`` (``hmyv2_getBlockByNumber``) or ``1`` (``hmy_``, for nodes serving only it).
 
     Raises
     ------
@@ -144,6 +147,7 @@ class EndpointPool:
         *,
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008  (frozen dataclass)
         cooldown: tuple[float, float] = (COOLDOWN_FIRST, COOLDOWN_MAX),
+        version: Literal[1, 2] = 2,
     ) -> None:
         if len(clients) < 2:
             raise ConfigError(f"an endpoint pool needs at least two endpoints, got {len(clients)}")
@@ -160,6 +164,10 @@ class EndpointPool:
         self._room: asyncio.Condition | None = None
         self.v1 = Methods(self, 1)
         self.v2 = Methods(self, 2)
+        if version not in (1, 2):
+            raise ConfigError(f"version must be 1 (hmy_) or 2 (hmyv2_), got {version!r}")
+        #: the generation each endpoint's chain is checked with (a node may serve only hmy_)
+        self.version: Literal[1, 2] = version
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -222,11 +230,12 @@ class EndpointPool:
         return speed * (state.in_flight + 1)
 
     async def _identity(self, state: EndpointState) -> str:
-        block = await state.client.v2.get_block_by_number(0, full_tx=False, incl_staking=False, shard=0)
+        methods = state.client.v2 if self.version == 2 else state.client.v1
+        block = await methods.get_block_by_number(0, full_tx=False, incl_staking=self.version == 1, shard=0)
         found = block.get("hash") if isinstance(block, dict) else None
         if not isinstance(found, str) or not found.startswith("0x"):
             raise ResponseShapeError(
-                "hmyv2_getBlockByNumber",
+                methods.method("getBlockByNumber"),
                 "hash",
                 found,
                 "the 0x hash of the shard-0 genesis block",

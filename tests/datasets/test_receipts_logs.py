@@ -17,7 +17,7 @@ from hmyframe.addresses import to_one
 from hmyframe.datasets import ConvertContext, get
 from hmyframe.datasets import sources as src
 from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
-from hmyframe.datasets._transform import check_log_blocks, check_receipts
+from hmyframe.datasets._transform import check_logs, check_receipts
 from hmyframe.datasets.receipts import DIRECTIVES
 from hmyframe.datasets.token_transfers import (
     TRANSFER,
@@ -406,16 +406,25 @@ def test_receipts_contradicting_their_blocks_are_one_line_naming_the_block(
 
 
 def test_logs_naming_another_block_hash_are_refused() -> None:
-    logs = get("logs").convert([_payload([_log([TRANSFER], "0x", number=2, index=3)])], CTX)
+    logs = get("logs").convert([_payload([_log([TRANSFER], "0x", number=2, index=0)])], CTX)
     blocks = _blocks({2: 0})
+    plain = pa.table(
+        {
+            "block_number": pa.array([2, 2, 2], pa.int64()),
+            "transaction_index": pa.array([0, 1, 2], pa.int64()),
+            "transaction_hash": [H[5], H[6], "0x" + "11" * 32],
+            "eth_hash": [H[7], H[8], "0x" + "33" * 32],
+        }
+    )
+    staking = plain.slice(0, 0).drop_columns(["eth_hash"])
     with pytest.raises(
-        InconsistentAnswerError, match=rf"logs of shard 0 block 2: log 3 names block hash 0x2222.*{H[2]}"
+        InconsistentAnswerError, match=rf"logs of shard 0 block 2: log 0 names block hash 0x2222.*{H[2]}"
     ):
-        check_log_blocks(logs, blocks, 0)
+        check_logs(logs, blocks, plain, staking, 0)
     fixed = logs.set_column(1, "block_hash", pa.array([H[2]]))
-    check_log_blocks(fixed, blocks, 0)
+    assert check_logs(fixed, blocks, plain, staking, 0) == (["0x" + "11" * 32], ["0x" + "33" * 32])
     with pytest.raises(InconsistentAnswerError, match="not asked for"):
-        check_log_blocks(fixed, _blocks({3: 0}), 0)
+        check_logs(fixed, _blocks({3: 0}), plain, staking, 0)
 
 
 # --------------------------------------------------------------------------- plans and fallbacks

@@ -315,7 +315,7 @@ def test_only_blocks_up_to_the_head_are_fetched_then_mined_ones(make_devnet, tmp
     assert net.stats.calls_of("hmyv2_getBlockByNumber") == 30  # only the mined blocks
     sig = hmyframe.signers(100, 148, rpc=net, cache=tmp_path, options=RANGED)
     assert sig.groupby("block_number").size().to_dict() == {
-        n: len(truth.signers(0, n)) for n in range(100, 149)
+        n: len(set(truth.signers(0, n) or ())) for n in range(100, 149)
     }
     assert hmyframe.head(rpc=net) == 149
 

@@ -5,7 +5,8 @@ Two parts:
 * Through a proxy in front of the devnet (``tests/hostile.py``), over real HTTP: the proxy
   answers ``getBlockReceipts``, ``getTransactionReceipt`` and ``hmy_getLogs`` from the devnet's
   own blocks (in the node's shapes, see ``../shared/reference/samples``), tampered where a test
-  needs a bad answer, and forwards everything else. This exercises the plans, fallbacks, checks
+  needs a bad answer, and forwards everything else (the blocks get the ``logsBloom`` of the
+  proxy's logs, so blocks, receipts and logs agree). This exercises the plans, fallbacks, checks
   and cache with the real engine and client.
 * At the end, the same datasets against the devnet itself (its token contracts, receipts and
   logs), with the method names the real node uses, in both generations and the legacy profile.
@@ -26,6 +27,7 @@ import hmyframe
 from hmyframe import FetchOptions
 from hmyframe.addresses import to_hex
 from hmyframe.amounts import Uint256Dtype
+from hmyframe.datasets._bloom import bloom_bits
 from hmyframe.datasets.token_transfers import TRANSFER
 from hmyframe.devnet import Devnet
 from hmyframe.errors import InconsistentAnswerError, ResponseShapeError
@@ -49,9 +51,13 @@ def _hex(address: str) -> str:
 
 
 def _receipts_of(block: dict[str, Any]) -> list[dict[str, Any]]:
-    """The node's v2 receipts of a full block: plain ones, then staking ones; the block's gas on the first."""
+    """The node's v2 receipts of a full block: plain ones, then staking ones; the block's gas on
+    the first; each with its transaction's logs of :func:`_logs_of`."""
     out: list[dict[str, Any]] = []
     plain, staking = block["transactions"], block["stakingTransactions"]
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for log in _logs_of(block):
+        logs.setdefault(log["transactionHash"], []).append(log)
     cumulative = 0
     for i, tx in enumerate([*plain, *staking]):
         used = block["gasUsed"] if i == 0 else 0
@@ -63,7 +69,7 @@ def _receipts_of(block: dict[str, Any]) -> list[dict[str, Any]]:
             "cumulativeGasUsed": cumulative,
             "effectiveGasPrice": tx["gasPrice"],
             "gasUsed": used,
-            "logs": [],
+            "logs": logs.get(tx["hash"], []),
             "logsBloom": "0x" + "0" * 512,
             "root": "0x",
             "status": 0 if i % 5 == 4 else 1,
@@ -80,7 +86,7 @@ def _receipts_of(block: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _logs_of(block: dict[str, Any]) -> list[dict[str, Any]]:
     """Made-up token logs of a block: an HRC-20 Transfer of each plain transfer's value."""
-    logs = []
+    logs: list[dict[str, Any]] = []
     for i, tx in enumerate(block["transactions"]):
         if not tx["to"]:
             continue  # a contract creation
@@ -97,11 +103,19 @@ def _logs_of(block: dict[str, Any]) -> list[dict[str, Any]]:
                 "transactionHash": tx["hash"],
                 "transactionIndex": hex(i),
                 "blockHash": block["hash"],
-                "logIndex": hex(i),
+                "logIndex": hex(len(logs)),
                 "removed": False,
             }
         )
     return logs
+
+
+def _bloom_of(logs: list[dict[str, Any]]) -> str:
+    bloom = 0
+    for log in logs:
+        for value in (log["address"], *log["topics"]):
+            bloom |= bloom_bits(value)
+    return f"0x{bloom:0512x}"
 
 
 FULL = {"fullTx": True, "inclStaking": True, "withSigners": False}
@@ -161,6 +175,14 @@ class Node:
             return 200, rpc_result(
                 body, shape(next(r for r in receipts if r["transactionHash"] == params[0]))
             )
+        if name in ("getBlocks", "getBlockByNumber", "getBlockByHash"):
+            # the devnet's blocks with the bloom of the logs this proxy makes up
+            forwarded = await _ask(self.target, method, params)
+            for block in forwarded if isinstance(forwarded, list) else [forwarded]:
+                if isinstance(block, dict) and block.get("hash"):
+                    full = await _ask(self.target, "hmyv2_getBlockByHash", [block["hash"], FULL])
+                    block["logsBloom"] = _bloom_of(_logs_of(full))
+            return 200, rpc_result(body, forwarded)
         if method == "hmy_getLogs":
             a, b = int(params[0]["fromBlock"], 16), int(params[0]["toBlock"], 16)
             blocks = await _ask(self.target, "hmyv2_getBlocks", [a, b, FULL])

@@ -138,8 +138,18 @@ def test_signers_equal_truth(fetched: dict, devnet_truth: Chain, shard: int) -> 
     assert pairs == signer_pairs(devnet_truth, shard, START, END)
     per_block = df.groupby("block_number").size()
     assert per_block.to_dict() == {
-        n: len(devnet_truth.signers(shard, n) or ()) for n in range(START, END + 1)
+        n: len(set(devnet_truth.signers(shard, n) or ())) for n in range(START, END + 1)
     }
+    # the node lists one address per signing key: key_count is how often it lists each
+    keys = {(n, a.lower()): 0 for n, a in pairs}
+    for n in range(START, END + 1):
+        for address in devnet_truth.signers(shard, n) or ():
+            keys[(n, address.lower())] += 1
+    got = dict(
+        zip(zip(df["block_number"], df["signer_address_hex"], strict=True), df["key_count"], strict=True)
+    )
+    assert got == keys
+    assert max(keys.values()) > 1  # validators with several keys on the shard
     hashes = dict(zip(df["block_number"], df["block_hash"], strict=False))
     assert hashes == {n: devnet_truth.block(shard, n).hash for n in range(START, END + 1)}
 

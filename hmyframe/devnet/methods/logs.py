@@ -12,7 +12,9 @@ As the node (``rpc/harmony/filters``):
   -32000 ``GetLogs query must be smaller than size 1024``; no cap on the number of results;
 * a range past the head stops at the head; an unknown ``blockHash`` -> -32000 ``unknown block``;
 * each block's bloom is checked before its receipts are read;
-* in the ``eth`` namespace a log's ``transactionHash`` is the Ethereum-form hash.
+* in the ``eth`` namespace a log's ``transactionHash`` is the Ethereum-form hash; in ``hmy`` it
+  is what the node's receipts cache holds (``Devnet(log_hashes=...)``; see
+  :mod:`hmyframe.devnet.receipts`): by default the Ethereum-form hash, as mainnet answers show.
 """
 
 from __future__ import annotations
@@ -147,7 +149,9 @@ def _bloom_may_match(bloom: str, crit: LogCriteria) -> bool:
     return all(not alts or any(bloom_contains(bloom, t) for t in alts) for alts in crit.topics)
 
 
-def _block_logs(block: Block, crit: LogCriteria, namespace: Literal["hmy", "eth"]) -> list[dict[str, Any]]:
+def _block_logs(
+    node: ShardState, block: Block, crit: LogCriteria, namespace: Literal["hmy", "eth"]
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for tx in block.transactions:
         for log in tx.logs:
@@ -156,7 +160,9 @@ def _block_logs(block: Block, crit: LogCriteria, namespace: Literal["hmy", "eth"
             if len(crit.topics) > len(log.topics):
                 continue
             if all(not alts or log.topics[i] in alts for i, alts in enumerate(crit.topics)):
-                out.append(log_obj(log, tx, namespace=namespace))
+                out.append(
+                    log_obj(log, tx, namespace=namespace, log_hashes=node.log_hashes, profile=node.profile)
+                )
     # staking receipts' logs (a CollectRewards' payout) follow, as the node's block receipts do
     for k, stx in enumerate(block.staking_transactions):
         for log in stx.logs:
@@ -178,7 +184,7 @@ async def logs_of(
         if block is None:
             raise RpcFault(-32000, "unknown block")
         await node.read_cost()
-        return _block_logs(block, crit, namespace)
+        return _block_logs(node, block, crit, namespace)
     begin, end = crit.from_block, crit.to_block
     if end >= begin and end - begin > GET_LOGS_LIMIT:
         raise RpcFault(-32000, f"GetLogs query must be smaller than size {GET_LOGS_LIMIT}")
@@ -192,7 +198,7 @@ async def logs_of(
         block = node.chain.block(node.shard, number)
         if _bloom_may_match(block.logs_bloom, crit):
             await node.read_cost()
-            out.extend(_block_logs(block, crit, namespace))
+            out.extend(_block_logs(node, block, crit, namespace))
     return out
 
 

@@ -44,7 +44,12 @@ async def _get_transaction_receipt(node: ShardState, gen: Gen, params: list[Any]
     block = node.chain.block(node.shard, tx.block_number)
     position = tx.index + (len(block.transactions) if isinstance(tx, StakingTransaction) else 0)
     obj = receipt_obj(
-        tx, block, cumulative_gas_used=cumulative_gas(block, position), gen=gen, profile=node.profile
+        tx,
+        block,
+        cumulative_gas_used=cumulative_gas(block, position),
+        gen=gen,
+        profile=node.profile,
+        log_hashes=node.log_hashes,
     )
     return encode(obj)
 
@@ -55,9 +60,10 @@ async def _get_block_receipts(node: ShardState, gen: Gen, params: list[Any]) -> 
     if block is None:
         raise RpcFault(-32000, ERR_CRASHED)
     await node.read_cost()
-    key = ("block_receipts", node.shard, block.number, gen, node.profile)
+    key = ("block_receipts", node.shard, block.number, gen, node.profile, node.log_hashes)
     return node.cache.get_or_render(
-        key, lambda: encode(block_receipt_objs(block, gen=gen, profile=node.profile))
+        key,
+        lambda: encode(block_receipt_objs(block, gen=gen, profile=node.profile, log_hashes=node.log_hashes)),
     )
 
 
