@@ -50,15 +50,28 @@ def test_logs_name_the_harmony_hash_in_every_cache_state(
     options = OPTIONS.with_(version=version)
     tables = {
         name: getattr(hmyframe, name)(0, END, rpc=net, cache=False, options=options)
-        for name in ("transactions", "receipts", "logs", "token_transfers")
+        for name in ("transactions", "staking_transactions", "receipts", "logs", "token_transfers")
     }
     logs, tx = tables["logs"], tables["transactions"]
-    truth = [(log, t) for b in net.chain.iter_blocks(0, 0, END) for t in b.transactions for log in t.logs]
+    # a block's logs: its plain transactions', then its staking receipts' (a CollectRewards' payout)
+    truth = [
+        (t.hash, eth)
+        for b in net.chain.iter_blocks(0, 0, END)
+        for t, eth in [
+            *((p, p.eth_hash) for p in b.transactions),
+            *((s, None) for s in b.staking_transactions),
+        ]
+        for _ in t.logs
+    ]
     assert len(logs) == len(truth) > 20
-    assert logs["transaction_hash"].tolist() == [t.hash for _, t in truth]
-    assert logs["eth_hash"].tolist() == [t.eth_hash for _, t in truth]
+    assert logs["transaction_hash"].tolist() == [h for h, _ in truth]
+    assert [None if e is pd.NA else e for e in logs["eth_hash"].tolist()] == [e for _, e in truth]
     on = ["transaction_hash", "eth_hash"]
-    assert len(logs.merge(tx, on=on)) == len(logs)
+    plain = logs[logs["eth_hash"].notna()]
+    staking = logs[logs["eth_hash"].isna()]
+    assert len(staking) > 0
+    assert len(plain.merge(tx, on=on)) == len(plain)
+    assert len(staking.merge(tables["staking_transactions"], on="transaction_hash")) == len(staking)
     assert len(tables["token_transfers"].merge(tx, on=on)) == len(tables["token_transfers"]) > 0
     counts = logs.groupby("transaction_hash").size()
     receipts = tables["receipts"].set_index("transaction_hash")

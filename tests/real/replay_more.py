@@ -342,19 +342,23 @@ class ReplayNode(RealNode):
 
     # -- what "latest" means here
 
-    def head_number(self) -> int:
-        """The head this node claims (stand-in, recorded ``hmyv2_blockNumber``, else the rule)."""
+    def head_number(self, namespace: str = "hmyv2") -> int:
+        """The head this node claims in ``namespace`` (stand-in, the recorded ``blockNumber`` of
+        that namespace, else ``hmyv2_``'s, else the rule): the recorded answers of one namespace
+        were taken at one moment, so its "latest" is its own ``blockNumber``'s block."""
         if self.stand_in_head is not None:
             return self.stand_in_head
         if self.recorded_head:
-            for answer in self._by_method.get("hmyv2_blockNumber", ()):
-                if answer.has_result and isinstance(answer.result, int):
-                    return answer.result
+            for method in (f"{namespace}_blockNumber", "hmyv2_blockNumber"):
+                for answer in self._by_method.get(method, ()):
+                    number = _number(answer.result) if answer.has_result else None
+                    if number is not None:
+                        return number
         return self.head
 
-    def _block_ref(self, value: Any) -> int | None:
+    def _block_ref(self, value: Any, namespace: str = "hmyv2") -> int | None:
         if value == "latest":
-            return self.head_number()
+            return self.head_number(namespace)
         return _number(value)
 
     # -- answering
@@ -459,13 +463,14 @@ class ReplayNode(RealNode):
         raise NotRecorded(f"validator page {page} at block {block}")
 
     def _account_call(self, method: str, params: list[Any]) -> tuple[str, Any]:
+        ns = method.split("_", 1)[0]
         wanted = (
             _address(params[0]) if params else None,
-            self._block_ref(params[1]) if len(params) > 1 else None,
+            self._block_ref(params[1], ns) if len(params) > 1 else None,
         )
         for answer in self._by_method.get(method, ()):
             p = answer.params
-            if (_address(p[0]), self._block_ref(p[1] if len(p) > 1 else "latest")) == wanted:
+            if (_address(p[0]), self._block_ref(p[1] if len(p) > 1 else "latest", ns)) == wanted:
                 return self._recorded(answer)
         raise NotRecorded(f"{method} of {wanted[0]} at block {wanted[1]}")
 
@@ -473,13 +478,15 @@ class ReplayNode(RealNode):
         for method in ("hmy_getCode", "hmyv2_getCode", "eth_getCode"):
             for answer in self._by_method.get(method, ()):
                 p = answer.params
-                if answer.has_result and (_address(p[0]), self._block_ref(p[1])) == (address, block):
+                ref = self._block_ref(p[1], answer.namespace)
+                if answer.has_result and (_address(p[0]), ref) == (address, block):
                     return str(answer.result)
         return None
 
     def _call(self, method: str, params: list[Any]) -> tuple[str, Any]:
         message = params[0] if params and isinstance(params[0], dict) else {}
-        block = self._block_ref(params[1]) if len(params) > 1 else None
+        ns = method.split("_", 1)[0]
+        block = self._block_ref(params[1], ns) if len(params) > 1 else None
         to = _address(message.get("to"))
 
         def meaning(m: dict[str, Any]) -> dict[str, Any]:
@@ -490,7 +497,7 @@ class ReplayNode(RealNode):
 
         for answer in self._by_method.get(method, ()):
             p = answer.params
-            if meaning(p[0]) == meaning(message) and self._block_ref(p[1]) == block:
+            if meaning(p[0]) == meaning(message) and self._block_ref(p[1], ns) == block:
                 return self._recorded(answer)
         if to is not None and block is not None and self._code(to, block) == "0x":
             self.derived_calls.append(f"{method} to {to} at {block}: no code, 0x")

@@ -309,7 +309,7 @@ def test_tokens_of_an_account_without_code(answer: Answer) -> None:
     want = {
         "address": one1,
         "address_hex": hex_form,
-        "block_number": node.head_number() if block == "latest" else integer(block),
+        "block_number": node.head_number(answer.namespace) if block == "latest" else integer(block),
         "shard_id": 0,
         "name": None,
         "symbol": None,
