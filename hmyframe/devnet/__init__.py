@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from hmyframe.devnet._gen_activity import ACTIVITIES, ActivityName
+from hmyframe.devnet._gen_dex import DEFAULT_DEX_DENSITY
 from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
@@ -110,6 +111,10 @@ class Devnet:
         Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
         transfers) per block with plain transactions; 0 for none (see
         :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
+    dex_density
+        Expected DEX transactions (swaps through a UniswapV2-style router, liquidity added and
+        removed, ONE wrapped and unwrapped) per block with plain transactions; 0 for none (see
+        :mod:`hmyframe.devnet._gen_dex`). The plain and token transactions do not depend on it.
     faults
         Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
@@ -157,6 +162,7 @@ class Devnet:
         gzip: bool = True,
         mine_every: float = 0.0,
         activity: ActivityName = "devnet",
+        dex_density: float = DEFAULT_DEX_DENSITY,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(gzip, bool):
@@ -218,6 +224,7 @@ class Devnet:
             validators=validators,
             activity=activity,
             token_density=token_density,
+            dex_density=dex_density,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

@@ -33,7 +33,7 @@ from typing import Final, Literal
 
 from hmyframe.devnet._gen_codec import Codec, big_below
 from hmyframe.devnet.bloom import keccak256, selector, topic_of
-from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract
+from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract, TraceFrame
 
 __all__ = [
     "ADDR_HOLDER",
@@ -151,7 +151,9 @@ class TokenOp:
     """One token transaction before it is placed in a block.
 
     ``logs`` are ``(address, topics, data)`` (log indices are given by the block); a failed
-    operation has none and carries its revert data.
+    operation has none and carries its revert data. ``value`` is the ONE sent with it and
+    ``children`` the calls it makes (the DEX's transactions, :mod:`hmyframe.devnet._gen_dex`;
+    a token activity's transaction makes none).
     """
 
     sender: str
@@ -165,6 +167,8 @@ class TokenOp:
     output: str
     revert: str | None
     logs: tuple[tuple[str, tuple[str, ...], str], ...]
+    value: int = 0
+    children: tuple[TraceFrame, ...] = ()
 
 
 @dataclass(slots=True)
