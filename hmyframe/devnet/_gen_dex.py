@@ -625,13 +625,14 @@ class DexEngine:
             amount = balance + 1 + big_below(r, balance)
             return self._swap(at, trader, "tokens", path, amount, False)
         huge = self._huge[at.shard]
-        if 0.95 <= u < 0.96 and state.balance(huge, maker) > MAX_UINT112:
-            # the maker tries to sell more HUGE than a pair can hold: UniswapV2: OVERFLOW
+        if 0.95 <= u < 0.96 and state.balance(huge, maker) > 10**38:
+            # the maker tries to sell 10**38 HUGE or more, beyond what a pair can hold (2**112 - 1):
+            # UniswapV2: OVERFLOW
             other = next(
                 p.token1 if p.token0 == huge else p.token0 for p in dex.pairs if huge in (p.token0, p.token1)
             )
             path = [huge, other]
-            amount = MAX_UINT112 + 1 + big_below(r, state.balance(huge, maker) - MAX_UINT112)
+            amount = 10**38 + big_below(r, state.balance(huge, maker) - 10**38)
             return self._swap(at, 0, "tokens", path, amount, False)
         # the maker tops up one of the pairs' tokens
         tokens = self._tradeable(dex)
