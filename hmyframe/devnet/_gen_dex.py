@@ -470,6 +470,25 @@ class DexEngine:
         """The pair at ``address``, else ``None``."""
         return self._pair.get(address)
 
+    def token_contract(self, address: str) -> TokenContract | None:
+        """WONE or a pair's LP token as a token contract (HRC-20s: name, symbol, 18 decimals),
+        else ``None``."""
+        found = self._kind.get(address)
+        if found is None or found[0] not in ("wone", "pair"):
+            return None
+        wone = found[0] == "wone"
+        return TokenContract(
+            address=address,
+            shard_id=found[1],
+            standard="hrc20",
+            name=b"Wrapped ONE" if wone else b"Uniswap V2",
+            name_kind="string",
+            symbol=b"WONE" if wone else b"UNI-V2",
+            symbol_kind="string",
+            decimals=18,
+            code=self._runtime(address),
+        )
+
     def trader(self, index: int) -> str:
         """Address of DEX trader ``index`` (0 is the market maker)."""
         return self._traders[index]

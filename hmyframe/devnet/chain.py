@@ -526,8 +526,10 @@ class Chain:
         return list(self._tokens.contracts[self._shard(shard)])
 
     def token(self, address: str) -> TokenContract | None:
-        """The token contract at ``address`` (0x, any case, any shard), else ``None``."""
-        return self._tokens.token(_address(address))
+        """The token contract at ``address`` (0x, any case, any shard): one of :meth:`tokens`,
+        or the exchange's WONE or a pair's LP token; else ``None``."""
+        text = _address(address)
+        return self._tokens.token(text) or self._dex.token_contract(text)
 
     def token_holder(self, index: int) -> str:
         """Address of token holder ``index`` (0 is the minter of every token)."""
