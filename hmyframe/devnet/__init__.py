@@ -111,6 +111,10 @@ class Devnet:
         Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
         transfers) per block with plain transactions; 0 for none (see
         :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
+    hostile_text
+        Serve token names and symbols and validator descriptions chosen to break displays (10,000
+        characters, right-to-left overrides, zero-width and control characters, HTML, emoji;
+        see :mod:`hmyframe.devnet._gen_hostile`); everything else is the same chain.
     dex_density
         Expected DEX transactions (swaps through a UniswapV2-style router, liquidity added and
         removed, ONE wrapped and unwrapped) per block with plain transactions; 0 for none (see
@@ -163,6 +167,7 @@ class Devnet:
         mine_every: float = 0.0,
         activity: ActivityName = "devnet",
         dex_density: float = DEFAULT_DEX_DENSITY,
+        hostile_text: bool = False,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(gzip, bool):
@@ -225,6 +230,7 @@ class Devnet:
             activity=activity,
             token_density=token_density,
             dex_density=dex_density,
+            hostile_text=hostile_text,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from hmyframe.devnet._gen_codec import Codec, big_below
+from hmyframe.devnet._gen_hostile import HOSTILE_TOKEN_TEXT
 from hmyframe.devnet.bloom import keccak256, selector, topic_of
 from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract, TraceFrame
 
@@ -214,12 +215,21 @@ class TokenEngine:
         Expected token transactions per block with plain transactions (0: none).
     plain_count
         ``(shard, number) -> number of plain transactions`` of a block (from the skeleton).
+    hostile
+        Names and symbols chosen to break displays (:mod:`hmyframe.devnet._gen_hostile`)
+        instead of the line-up's own.
     """
 
     def __init__(
-        self, codec: Codec, n_shards: int, density: float, plain_count: Callable[[int, int], int]
+        self,
+        codec: Codec,
+        n_shards: int,
+        density: float,
+        plain_count: Callable[[int, int], int],
+        hostile: bool = False,
     ) -> None:
         self._codec = codec
+        self._hostile = hostile
         self._plain_count = plain_count
         self.density = density
         self._exp_minus_density = math.exp(-density)
@@ -239,6 +249,9 @@ class TokenEngine:
     # ------------------------------------------------------------------ contracts
     def _contract(self, shard: int, index: int) -> TokenContract:
         spec = TOKEN_SPECS[index]
+        name, symbol = HOSTILE_TOKEN_TEXT[index] if self._hostile else (spec.name, spec.symbol)
+        if spec.name_kind == "revert":  # the revert reason stays a reason
+            name = spec.name
         address = self._codec.address(ADDR_TOKEN, shard, index)
         # runtime code: a recognisable prologue and a body keyed by the address
         body = b"".join(keccak256(bytes.fromhex(address[2:]) + bytes([k])) for k in range(4))
@@ -247,9 +260,9 @@ class TokenEngine:
             address=address,
             shard_id=shard,
             standard=spec.standard,
-            name=spec.name,
+            name=name,
             name_kind=spec.name_kind,
-            symbol=spec.symbol,
+            symbol=symbol,
             symbol_kind=spec.symbol_kind,
             decimals=spec.decimals,
             code=code,

@@ -28,6 +28,7 @@ blocks of ``Chain(blocks=N + k)``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import threading
@@ -56,6 +57,7 @@ from hmyframe.devnet._gen_codec import (
     hex_bytes,
 )
 from hmyframe.devnet._gen_dex import ADDR_TRADER, DEFAULT_DEX_DENSITY, DexContracts, DexEngine, DexLedger
+from hmyframe.devnet._gen_hostile import hostile_description
 from hmyframe.devnet._gen_population import build_population
 from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
 from hmyframe.devnet._gen_snapshots import SnapshotViews
@@ -155,6 +157,10 @@ class Chain:
         mints, transfers, burns and failed transfers, appended after the plain ones; see
         :mod:`hmyframe.devnet._gen_tokens`). 0 gives the chain without token activity; the
         plain transactions are the same whatever the density.
+    hostile_text
+        Token names and symbols and validator descriptions chosen to break displays (10,000
+        characters, right-to-left overrides, zero-width and control characters, HTML, emoji;
+        see :mod:`hmyframe.devnet._gen_hostile`); the chain is otherwise the same.
     dex_density
         Expected DEX transactions per block with plain transactions (a UniswapV2-style
         exchange on every shard: swaps through the router, liquidity, WONE wrapping; see
@@ -208,6 +214,7 @@ class Chain:
         token_density: float = DEFAULT_TOKEN_DENSITY,
         activity: ActivityName = "devnet",
         dex_density: float = DEFAULT_DEX_DENSITY,
+        hostile_text: bool = False,
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -239,12 +246,26 @@ class Chain:
         self._factory = BlockFactory(
             self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length, profile
         )
+        if not isinstance(hostile_text, bool):
+            raise ConfigError(f"hostile_text must be True or False, got {short_repr(hostile_text)}")
+        self.hostile_text: bool = hostile_text
         self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
+        if hostile_text:
+            hostile = [
+                hostile_description(v.index, v.name, v.identity, v.website, v.details)
+                for v in self._population
+            ]
+            self._population = [
+                dataclasses.replace(v, name=n, identity=i, website=w, security_contact=c, details=d)
+                for v, (n, i, w, c, d) in zip(self._population, hostile, strict=True)
+            ]
         self._engine = StakingEngine(
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
         self._snapshots = SnapshotViews(self._engine)
-        self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
+        self._tokens = TokenEngine(
+            self._codec, self.n_shards, self.token_density, self._plain_count, hostile=hostile_text
+        )
         self._dex = DexEngine(
             self._codec, self.n_shards, self.dex_density, self._plain_count, self._timestamp,
             self._tokens.contracts,
@@ -259,6 +280,7 @@ class Chain:
             f"token_density={self.token_density}"
             + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
             + ("" if self.dex_density == DEFAULT_DEX_DENSITY else f", dex_density={self.dex_density}")
+            + (", hostile_text=True" if self.hostile_text else "")
             + ")"
         )
 
