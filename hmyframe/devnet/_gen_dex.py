@@ -618,9 +618,8 @@ class DexEngine:
             pair = pairs[int(r.random() * len(pairs))]
             want0 = 1 + big_below(r, state.balance(pair.token0, account))
             want1 = 1 + big_below(r, state.balance(pair.token1, account))
-            if (
-                trader == 0
-            ):  # the maker adds a quarter of the seed at most (the HUGE reserves stay below 2**112)
+            # the maker adds a quarter of the seed at most (the HUGE reserves stay below 2**112)
+            if trader == 0:
                 want0, want1 = min(want0, pair.seed0 // 4), min(want1, pair.seed1 // 4)
             return self._add_liquidity(at, trader, pair, want0, want1)
         lp = [p for p in dex.pairs if state.balance(p.address, account) > 0]
@@ -662,27 +661,23 @@ class DexEngine:
         return self._fund(at, 0, token, seed)
 
     def _random_trader(self, r: random.Random) -> int:
-        """A trader 1 .. DEX_TRADERS-1, Zipf-like."""
-        return int(math.exp(r.random() * math.log(DEX_TRADERS - 1)))
+        """A trader 1 .. DEX_TRADERS-1, Zipf-like (a few trade most)."""
+        return min(DEX_TRADERS - 1, int(math.exp(r.random() * math.log(DEX_TRADERS))))
 
-    def _tradeable(self, dex: DexContracts) -> list[str]:
+    @staticmethod
+    def _tradeable(dex: DexContracts) -> list[str]:
         """The tokens of the pairs, in first-seen order."""
-        out: list[str] = []
-        for pair in dex.pairs:
-            for token in (pair.token0, pair.token1):
-                if token not in out:
-                    out.append(token)
-        return out
+        return list(dict.fromkeys(t for pair in dex.pairs for t in (pair.token0, pair.token1)))
 
     def _path(self, r: random.Random, dex: DexContracts, start: str, end: str | None) -> list[str]:
-        """A path of 1 to 3 hops from ``start`` (to ``end`` when given) over the pairs."""
+        """A path of 1 to 3 hops from ``start`` over the pairs: a random walk, or (``end``
+        given) one of the simple paths to ``end``."""
         neighbours: dict[str, list[str]] = {}
         for pair in dex.pairs:
             neighbours.setdefault(pair.token0, []).append(pair.token1)
             neighbours.setdefault(pair.token1, []).append(pair.token0)
         if end is not None:
-            # the shortest paths to end, then a random one of length 1 .. 3 among simple paths
-            paths = [p for p in self._simple_paths(neighbours, start, end, 3)]
+            paths = self._simple_paths(neighbours, start, end, 3)
             return paths[int(r.random() * len(paths))]
         hops = 1 + int(r.random() * 3)
         path = [start]
@@ -695,6 +690,8 @@ class DexEngine:
 
     @staticmethod
     def _simple_paths(neighbours: dict[str, list[str]], start: str, end: str, most: int) -> list[list[str]]:
+        """Every path of 1 to ``most`` hops from ``start`` to ``end`` visiting no token twice,
+        shortest first."""
         out: list[list[str]] = []
         stack: list[list[str]] = [[start]]
         while stack:

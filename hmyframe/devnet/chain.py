@@ -17,6 +17,9 @@ How it is built (see the ``_gen_*`` modules):
   shard 0, who signed each block, uptime boots, rewards (see
   :mod:`hmyframe.devnet._gen_staking`), and the validator snapshots read from its state
   (:mod:`hmyframe.devnet._gen_snapshots`);
+* the **token** and **exchange** engines (:mod:`hmyframe.devnet._gen_tokens`,
+  :mod:`hmyframe.devnet._gen_dex`): their transactions appended to busy blocks from their own
+  seeded draws, their ledgers folded in order with checkpoints;
 * **self-locating identifiers**: every block / transaction / staking-transaction hash and
   every account address encodes its own location under a keyed, verified pad, so lookups
   are O(1) without any index and unknown hashes are rejected.
