@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from hmyframe.devnet._gen_activity import ACTIVITIES, ActivityName
+from hmyframe.devnet._gen_dex import DEFAULT_DEX_DENSITY
 from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.chain import Chain
 from hmyframe.devnet.faults import FaultInjector, FaultRule, parse_fault_spec
@@ -111,6 +112,14 @@ class Devnet:
         Expected token transactions (HRC-20/721/1155 mints, transfers, burns, failed
         transfers) per block with plain transactions; 0 for none (see
         :class:`~hmyframe.devnet.chain.Chain`). The plain transactions do not depend on it.
+    hostile_text
+        Serve token names and symbols and validator descriptions chosen to break displays (10,000
+        characters, right-to-left overrides, zero-width and control characters, HTML, emoji;
+        see :mod:`hmyframe.devnet._gen_hostile`); everything else is the same chain.
+    dex_density
+        Expected DEX transactions (swaps through a UniswapV2-style router, liquidity added and
+        removed, ONE wrapped and unwrapped) per block with plain transactions; 0 for none (see
+        :mod:`hmyframe.devnet._gen_dex`). The plain and token transactions do not depend on it.
     faults
         Initial fault rules: a spec string (see :mod:`hmyframe.devnet.faults`), an iterable
         of :class:`FaultRule` or spec strings, or a :class:`FaultInjector`.
@@ -177,6 +186,8 @@ class Devnet:
         explorer: bool = True,
         log_hashes: LogHashes = "mainnet",
         rpc_deny: Iterable[str] = (),
+        dex_density: float = DEFAULT_DEX_DENSITY,
+        hostile_text: bool = False,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(explorer, bool):
@@ -245,6 +256,8 @@ class Devnet:
             validators=validators,
             activity=activity,
             token_density=token_density,
+            dex_density=dex_density,
+            hostile_text=hostile_text,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

@@ -513,19 +513,19 @@ class BlockFactory:
             "call",
             op.sender,
             op.contract,
-            0,
+            op.value,
             op.gas - base,
             op.gas_used - base,
             op.input,
             op.output,
             None if op.success else "Reverted",
             op.revert,
-            (),
+            op.children,
         )
         logs = tuple(Log(a, t, d, first_log + k) for k, (a, t, d) in enumerate(op.logs))
         return Transaction(
             tx_hash, eth_hash, shard, shard, number, block_hash, index, timestamp, op.sender, op.contract,
-            0, op.gas, op.gas_price, op.nonce, op.input, v, sig_r, sig_s, op.gas_used, op.success, None,
+            op.value, op.gas, op.gas_price, op.nonce, op.input, v, sig_r, sig_s, op.gas_used, op.success, None,
             trace, logs,
         )  # fmt: skip
 
@@ -556,8 +556,8 @@ class BlockFactory:
         events
             The block's staking transactions (shard 0 only).
         token_ops
-            The block's token operations: appended after the plain transactions (the plain
-            transactions and the block's other fields keep their draws).
+            The block's token operations, then its DEX ones: appended after the plain
+            transactions (the plain transactions and the block's other fields keep their draws).
         """
         r = self._rng
         r.seed(self._codec.seed_int(_TAG_BLOCK, shard, number))

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from hmyframe.devnet._gen_codec import Codec, big_below
+from hmyframe.devnet._gen_hostile import HOSTILE_TOKEN_TEXT
 from hmyframe.devnet.bloom import keccak256, selector, topic_of
-from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract
+from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract, TraceFrame
 
 __all__ = [
     "ADDR_HOLDER",
@@ -151,7 +152,9 @@ class TokenOp:
     """One token transaction before it is placed in a block.
 
     ``logs`` are ``(address, topics, data)`` (log indices are given by the block); a failed
-    operation has none and carries its revert data.
+    operation has none and carries its revert data. ``value`` is the ONE sent with it and
+    ``children`` the calls it makes (the DEX's transactions, :mod:`hmyframe.devnet._gen_dex`;
+    a token activity's transaction makes none).
     """
 
     sender: str
@@ -165,6 +168,8 @@ class TokenOp:
     output: str
     revert: str | None
     logs: tuple[tuple[str, tuple[str, ...], str], ...]
+    value: int = 0
+    children: tuple[TraceFrame, ...] = ()
 
 
 @dataclass(slots=True)
@@ -210,12 +215,21 @@ class TokenEngine:
         Expected token transactions per block with plain transactions (0: none).
     plain_count
         ``(shard, number) -> number of plain transactions`` of a block (from the skeleton).
+    hostile
+        Names and symbols chosen to break displays (:mod:`hmyframe.devnet._gen_hostile`)
+        instead of the line-up's own.
     """
 
     def __init__(
-        self, codec: Codec, n_shards: int, density: float, plain_count: Callable[[int, int], int]
+        self,
+        codec: Codec,
+        n_shards: int,
+        density: float,
+        plain_count: Callable[[int, int], int],
+        hostile: bool = False,
     ) -> None:
         self._codec = codec
+        self._hostile = hostile
         self._plain_count = plain_count
         self.density = density
         self._exp_minus_density = math.exp(-density)
@@ -235,6 +249,9 @@ class TokenEngine:
     # ------------------------------------------------------------------ contracts
     def _contract(self, shard: int, index: int) -> TokenContract:
         spec = TOKEN_SPECS[index]
+        name, symbol = HOSTILE_TOKEN_TEXT[index] if self._hostile else (spec.name, spec.symbol)
+        if spec.name_kind == "revert":  # the revert reason stays a reason
+            name = spec.name
         address = self._codec.address(ADDR_TOKEN, shard, index)
         # runtime code: a recognisable prologue and a body keyed by the address
         body = b"".join(keccak256(bytes.fromhex(address[2:]) + bytes([k])) for k in range(4))
@@ -243,9 +260,9 @@ class TokenEngine:
             address=address,
             shard_id=shard,
             standard=spec.standard,
-            name=spec.name,
+            name=name,
             name_kind=spec.name_kind,
-            symbol=spec.symbol,
+            symbol=symbol,
             symbol_kind=spec.symbol_kind,
             decimals=spec.decimals,
             code=code,

@@ -17,6 +17,9 @@ How it is built (see the ``_gen_*`` modules):
   shard 0, who signed each block, uptime boots, rewards (see
   :mod:`hmyframe.devnet._gen_staking`), and the validator snapshots read from its state
   (:mod:`hmyframe.devnet._gen_snapshots`);
+* the **token** and **exchange** engines (:mod:`hmyframe.devnet._gen_tokens`,
+  :mod:`hmyframe.devnet._gen_dex`): their transactions appended to busy blocks from their own
+  seeded draws, their ledgers folded in order with checkpoints;
 * **self-locating identifiers**: every block / transaction / staking-transaction hash and
   every account address encodes its own location under a keyed, verified pad, so lookups
   are O(1) without any index and unknown hashes are rejected.
@@ -57,11 +60,20 @@ from hmyframe.devnet._gen_codec import (
     Codec,
     hex_bytes,
 )
+from hmyframe.devnet._gen_dex import ADDR_TRADER, DEFAULT_DEX_DENSITY, DexContracts, DexEngine, DexLedger
+from hmyframe.devnet._gen_hostile import hostile_description
 from hmyframe.devnet._gen_population import build_population
 from hmyframe.devnet._gen_skeleton import SEGMENT, Skeleton
 from hmyframe.devnet._gen_snapshots import SnapshotViews
 from hmyframe.devnet._gen_staking import StakingEngine
-from hmyframe.devnet._gen_tokens import ADDR_HOLDER, DEFAULT_TOKEN_DENSITY, Ledger, TokenEngine
+from hmyframe.devnet._gen_tokens import (
+    ADDR_HOLDER,
+    DEFAULT_TOKEN_DENSITY,
+    SEL_BALANCE_OF,
+    SEL_TOTAL_SUPPLY,
+    Ledger,
+    TokenEngine,
+)
 from hmyframe.devnet.bloom import bloom_hex, bloom_of
 from hmyframe.devnet.model import (
     Block,
@@ -153,6 +165,15 @@ class Chain:
         mints, transfers, burns and failed transfers, appended after the plain ones; see
         :mod:`hmyframe.devnet._gen_tokens`). 0 gives the chain without token activity; the
         plain transactions are the same whatever the density.
+    hostile_text
+        Token names and symbols and validator descriptions chosen to break displays (10,000
+        characters, right-to-left overrides, zero-width and control characters, HTML, emoji;
+        see :mod:`hmyframe.devnet._gen_hostile`); the chain is otherwise the same.
+    dex_density
+        Expected DEX transactions per block with plain transactions (a UniswapV2-style
+        exchange on every shard: swaps through the router, liquidity, WONE wrapping; see
+        :mod:`hmyframe.devnet._gen_dex`), appended after the token ones. 0 gives the chain
+        without DEX activity; the plain and token transactions are the same whatever it is.
     activity
         How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
         ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
@@ -201,6 +222,8 @@ class Chain:
         genesis_time: int = 1_767_225_600,
         token_density: float = DEFAULT_TOKEN_DENSITY,
         activity: ActivityName = "devnet",
+        dex_density: float = DEFAULT_DEX_DENSITY,
+        hostile_text: bool = False,
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -217,6 +240,12 @@ class Chain:
                 f"token_density={short_repr(density)} must be a number of transactions per block from 0 to 50"
             )
         self.token_density: float = float(density)
+        dex: object = dex_density
+        if isinstance(dex, bool) or not isinstance(dex, int | float) or not 0 <= dex <= 50:
+            raise ConfigError(
+                f"dex_density={short_repr(dex)} must be a number of transactions per block from 0 to 50"
+            )
+        self.dex_density: float = float(dex)
         profile = activity_profile(activity)  # a ConfigError names the bad value
         self.activity: ActivityName = activity
         self._head = blocks - 1
@@ -226,12 +255,30 @@ class Chain:
         self._factory = BlockFactory(
             self._codec, self.n_shards, self.genesis_time, BLOCK_TIME, self.epoch_length, profile
         )
+        if not isinstance(hostile_text, bool):
+            raise ConfigError(f"hostile_text must be True or False, got {short_repr(hostile_text)}")
+        self.hostile_text: bool = hostile_text
         self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
+        if hostile_text:
+            hostile = [
+                hostile_description(v.index, v.name, v.identity, v.website, v.details)
+                for v in self._population
+            ]
+            self._population = [
+                dataclasses.replace(v, name=n, identity=i, website=w, security_contact=c, details=d)
+                for v, (n, i, w, c, d) in zip(self._population, hostile, strict=True)
+            ]
         self._engine = StakingEngine(
             self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
         )
         self._snapshots = SnapshotViews(self._engine)
-        self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
+        self._tokens = TokenEngine(
+            self._codec, self.n_shards, self.token_density, self._plain_count, hostile=hostile_text
+        )
+        self._dex = DexEngine(
+            self._codec, self.n_shards, self.dex_density, self._plain_count, self._timestamp,
+            self._tokens.contracts,
+        )  # fmt: skip
         self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._lock = threading.RLock()
         self._accounts = AccountLedger(
@@ -250,6 +297,8 @@ class Chain:
             f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}, "
             f"token_density={self.token_density}"
             + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
+            + ("" if self.dex_density == DEFAULT_DEX_DENSITY else f", dex_density={self.dex_density}")
+            + (", hostile_text=True" if self.hostile_text else "")
             + ")"
         )
 
@@ -300,6 +349,11 @@ class Chain:
             n = seg.start + i1
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
+    def _timestamp(self, shard: int, number: int) -> int:
+        """Unix time of block ``number`` of ``shard``, from the skeleton."""
+        seg = self._skeletons[shard].segment_of(number)
+        return self.genesis_time + self.block_time * int(seg.view_ids[number - seg.start])
+
     def _plain_count(self, shard: int, number: int) -> int:
         """Plain transactions of block ``number`` of ``shard``, from the skeleton."""
         seg = self._skeletons[shard].segment_of(number)
@@ -335,7 +389,8 @@ class Chain:
         view_id = int(seg.view_ids[number - seg.start])
         leader = self._engine.leader(shard, number, view_id)
         events = self._engine.events_at(number) if shard == 0 and number > 0 else []
-        block = self._factory.build(shard, number, seg, leader, events, self._tokens.ops(shard, number))
+        ops = self._tokens.ops(shard, number) + self._dex.ops(shard, number)
+        block = self._factory.build(shard, number, seg, leader, events, ops)
         if any(stx.directive == "CollectRewards" for stx in block.staking_transactions):
             block = self._with_collect_logs(block)
         self._blocks[key] = block
@@ -410,6 +465,8 @@ class Chain:
             n = seg.start + i1 + 1
         if self.token_density > 0:  # token transactions (their draws only: no block is built)
             out = [c + len(self._tokens.ops(shard, start + i)) for i, c in enumerate(out)]
+        if self.dex_density > 0:  # DEX transactions (their fold only)
+            out = [c + len(self._dex.ops(shard, start + i)) for i, c in enumerate(out)]
         return out
 
     def genesis_hash(self, shard: int) -> str:
@@ -518,6 +575,8 @@ class Chain:
             return self._engine.staking_count(address.lower(), block)
         if kind == ADDR_HOLDER:
             return self._tokens.nonce(shard, address.lower(), block)
+        if kind == ADDR_TRADER:
+            return self._dex.nonce(shard, address.lower(), block)
         return 0
 
     # ------------------------------------------------------------------ tokens and code
@@ -526,8 +585,10 @@ class Chain:
         return list(self._tokens.contracts[self._shard(shard)])
 
     def token(self, address: str) -> TokenContract | None:
-        """The token contract at ``address`` (0x, any case, any shard), else ``None``."""
-        return self._tokens.token(_address(address))
+        """The token contract at ``address`` (0x, any case, any shard): one of :meth:`tokens`,
+        or the exchange's WONE or a pair's LP token; else ``None``."""
+        text = _address(address)
+        return self._tokens.token(text) or self._dex.token_contract(text)
 
     def token_holder(self, index: int) -> str:
         """Address of token holder ``index`` (0 is the minter of every token)."""
@@ -539,20 +600,85 @@ class Chain:
         NFT owners, holder nonces; holders by index)."""
         return self._tokens.state_after(self._shard(shard), self._number(block, "block")).copy()
 
+    # ------------------------------------------------------------------ the exchange
+    def dex(self, shard: int) -> DexContracts:
+        """The exchange of ``shard``: WONE, factory, router and the pairs of its line-up (a pair
+        exists from the block of its first ``addLiquidity``: see :meth:`dex_ledger`)."""
+        return self._dex.contracts[self._shard(shard)]
+
+    def dex_trader(self, index: int) -> str:
+        """Address of DEX trader ``index`` (0 is the market maker; there are
+        :data:`~hmyframe.devnet._gen_dex.DEX_TRADERS`)."""
+        return self._dex.trader(index)
+
+    @_locked
+    def dex_ledger(self, shard: int, block: int) -> DexLedger:
+        """A copy of the exchange's state on ``shard`` after block ``block`` (pairs created,
+        reserves, price accumulators, what its accounts hold, trader nonces)."""
+        shard = self._shard(shard)
+        block = self._number(block, "block")
+        return self._dex.state_after(shard, block).copy() if self.dex_density > 0 else DexLedger()
+
+    @_locked
+    def token_balances(self, shard: int, token: str, block: int) -> tuple[int, dict[str, int]]:
+        """``(total supply, {account: balance})`` of HRC-20 ``token`` on ``shard`` after
+        ``block``: the token activity's ledger and the exchange's together, accounts by 0x
+        address (zero balances left out).
+
+        Raises
+        ------
+        ConfigError
+            ``token`` is not an HRC-20 of ``shard``, or a bad shard or block.
+        """
+        shard = self._shard(shard)
+        block = self._number(block, "block")
+        contract = self._tokens.token(_address(token))
+        if contract is None or contract.shard_id != shard or contract.standard != "hrc20":
+            raise ConfigError(f"token {short_repr(token)} is not an HRC-20 of shard {shard}")
+        index = self._tokens.contracts[shard].index(contract)
+        ledger = self._tokens.state_after(shard, block) if self.token_density > 0 else Ledger()
+        balances = {self._tokens.holder(h): b for h, b in ledger.balances[index].items() if b}
+        minted, dex_balances = self._dex.token_overlay(shard, contract.address, block)
+        balances.update({a: b for a, b in dex_balances.items() if b})
+        return ledger.supply[index] + minted, balances
+
     @_locked
     def call(self, shard: int, address: str, data: str, block: int) -> tuple[str, str | None]:
         """What the node's ``call`` of ``data`` (0x-hex call data) to ``address`` answers at
         ``block``: ``(return data, None)`` or ``("0x", revert data)`` when the call reverts
-        with a reason (see :meth:`hmyframe.devnet._gen_tokens.TokenEngine.call`)."""
-        return self._tokens.call(
-            self._shard(shard), _address(address), data.lower(), self._number(block, "block")
-        )
+        with a reason (see :meth:`hmyframe.devnet._gen_tokens.TokenEngine.call` and
+        :meth:`hmyframe.devnet._gen_dex.DexEngine.call`)."""
+        shard = self._shard(shard)
+        target = _address(address)
+        data = data.lower()
+        block = self._number(block, "block")
+        dex = self._dex.call(shard, target, data, block)
+        if dex is not None:
+            return dex
+        result = self._tokens.call(shard, target, data, block)
+        token = self._tokens.token(target)
+        if (
+            self.dex_density > 0
+            and token is not None
+            and token.shard_id == shard
+            and token.standard == "hrc20"
+            and data[2:10] in (SEL_TOTAL_SUPPLY, SEL_BALANCE_OF)
+        ):
+            minted, dex_balances = self._dex.token_overlay(shard, target, block)
+            if data[2:10] == SEL_TOTAL_SUPPLY:
+                return f"0x{int(result[0], 16) + minted:064x}", None
+            account = "0x" + data[34:74]
+            if len(data) >= 74 and account in dex_balances:
+                return f"0x{dex_balances[account]:064x}", None
+        return result
 
+    @_locked
     def code(self, shard: int, address: str, block: int) -> str:
         """Runtime code at ``address`` on ``shard`` after block ``block`` (``"0x"`` for accounts).
 
-        Token contracts have their code; the other contracts (genesis ones, created ones once
-        their creating block is reached) a short code keyed by their address.
+        Token contracts and the exchange's have their code (a pair from its creation on); the
+        other contracts (genesis ones, created ones once their creating block is reached) a
+        short code keyed by their address.
         """
         shard = self._shard(shard)
         block = self._number(block, "block")
@@ -560,6 +686,9 @@ class Chain:
         token = self._tokens.token(text)
         if token is not None:
             return token.code if token.shard_id == shard else "0x"
+        dex = self._dex.code(shard, text, block)
+        if dex is not None:
+            return dex
         loc = self._codec.decode_address(text)
         if loc is None:
             return "0x"

@@ -9,6 +9,7 @@ plot reads like the others by using them: :func:`axes` (the caller's Axes or a n
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 from collections.abc import Iterator
 from datetime import UTC
@@ -23,6 +24,8 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.ticker import Formatter, FuncFormatter, MaxNLocator, PercentFormatter
 
+from hmyframe import _text
+
 __all__ = [
     "ACCENT",
     "BAD",
@@ -31,6 +34,7 @@ __all__ = [
     "PALETTE",
     "RC",
     "axes",
+    "chain_label",
     "count_axis",
     "empty",
     "fmt_count",
@@ -40,6 +44,7 @@ __all__ = [
     "one_axis",
     "per_bucket",
     "percent_axis",
+    "plot_text",
     "shard_color",
     "shard_lines",
     "stacked_bars",
@@ -123,6 +128,35 @@ def title(ax: Axes, text: str, subtitle: str | None = None) -> None:
             ha="left",
             va="bottom",
         )
+
+
+# --------------------------------------------------------------------------- chain text
+
+
+@functools.cache
+def _glyphs() -> frozenset[int]:
+    """The code points the plots' font draws (anything else would be an empty box, and a warning)."""
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties(family=RC["font.family"]))
+    return frozenset(ft2font.FT2Font(path).get_charmap())
+
+
+def _drawable(char: str) -> bool:
+    return ord(char) in _glyphs()
+
+
+def plot_text(text: str) -> str:
+    """Text holding chain-chosen parts, ready for matplotlib: invisible characters and those the
+    font cannot draw (emoji) as visible escapes (:func:`hmyframe._text.visible`), and ``$``
+    escaped so a name never starts mathtext."""
+    return _text.visible(text, _drawable).replace("$", r"\$")
+
+
+def chain_label(name: object, address: object, width: int = 22) -> str:
+    """A token's or validator's label on a plot: its name made safe and cut to ``width``
+    columns, its shortened address beside it (:func:`hmyframe._text.labelled`)."""
+    return _text.labelled(name, address, width, _drawable).replace("$", r"\$")
 
 
 def legend_outside(ax: Axes, **kwargs: Any) -> None:

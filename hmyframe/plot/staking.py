@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from hmyframe import metrics
 from hmyframe.errors import ConfigError, short_repr
@@ -28,6 +29,7 @@ from hmyframe.plot._style import (
     MUTED,
     PALETTE,
     axes,
+    chain_label,
     count_axis,
     empty,
     fmt_count,
@@ -68,9 +70,9 @@ def _check_width(width: object) -> None:
         )
 
 
-def _label(name: object, address: object, width: int = 26) -> str:
-    text = str(name) if isinstance(name, str) and name.strip() else str(address)[:12] + "…"
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _label(name: object, address: object, width: int = 20) -> str:
+    """A validator on a chart: its name made safe and short, its shortened address beside it."""
+    return chain_label(name, address, width)
 
 
 def _stake_one(validators: pd.DataFrame, delegations: pd.DataFrame | None) -> pd.Series:
@@ -508,7 +510,7 @@ def snapshot_diff(diff: pd.DataFrame, top: int = 10, *, ax: Axes | None = None) 
                 if bool(row.get("left", False))
                 else ""
             )
-            labels.append(_label(row.get("name"), key, 24) + mark)
+            labels.append(_label(row.get("name"), key) + mark)
         values = picked.to_numpy()
         y = np.arange(len(values))
         bars = ax.barh(y, values, color=[GOOD if v > 0 else BAD for v in values])
@@ -531,6 +533,7 @@ def snapshot_diff(diff: pd.DataFrame, top: int = 10, *, ax: Axes | None = None) 
             -span * 1.35 if len(losers) else -span * 0.05, span * 1.35 if len(gainers) else span * 0.05
         )
         one_axis(ax, "x", "stake change (ONE)")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # labelled bars leave the axis narrow
         net = float(change.sum())
         blocks = (
             f"block {diff.attrs['old_block']:,} → {diff.attrs['new_block']:,}; "

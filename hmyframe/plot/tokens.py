@@ -15,8 +15,20 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from hmyframe import metrics
+from hmyframe._text import chain_text
 from hmyframe.errors import ConfigError, short_repr
-from hmyframe.plot._style import PALETTE, axes, count_axis, empty, fmt_count, legend_outside, style, title
+from hmyframe.plot._style import (
+    PALETTE,
+    axes,
+    chain_label,
+    count_axis,
+    empty,
+    fmt_count,
+    legend_outside,
+    plot_text,
+    style,
+    title,
+)
 
 __all__ = ["STANDARD_COLORS", "STANDARD_NAMES", "token_label", "top_tokens", "volume_text"]
 
@@ -26,17 +38,14 @@ STANDARD_COLORS = {"hrc20": PALETTE[0], "hrc721": PALETTE[1], "hrc1155": PALETTE
 STANDARD_NAMES = {"hrc20": "HRC-20", "hrc721": "HRC-721", "hrc1155": "HRC-1155"}
 
 
-def _short(address: str) -> str:
-    return f"{address[:8]}…{address[-4:]}" if len(address) > 14 else address
-
-
 def token_label(row: pd.Series) -> str:
-    """A token's name on a chart: its symbol (or name) when known, else its shortened address;
-    the shard when the frame has several."""
+    """A token's name on a chart: its symbol (or name) when known, made safe and short, with its
+    shortened address beside it (:func:`~hmyframe.plot._style.chain_label`); the address alone
+    when neither is known."""
     symbol = row.get("symbol")
     name = row.get("name")
     known = [v for v in (symbol, name) if isinstance(v, str) and v.strip()]
-    return known[0] if known else _short(str(row["token_address"]))
+    return chain_label(known[0] if known else None, row["token_address"], 16)
 
 
 def volume_text(row: pd.Series) -> str:
@@ -44,7 +53,7 @@ def volume_text(row: pd.Series) -> str:
     symbol where decimals are known, else in the token's units (NFTs for HRC-721)."""
     scaled = row.get("volume_scaled")
     if scaled is not None and isinstance(scaled, float) and not math.isnan(scaled):
-        unit = row.get("symbol") if isinstance(row.get("symbol"), str) else "tokens"
+        unit = chain_text(row.get("symbol"), 12) or "tokens"
         return f"{_compact(scaled)} {unit}"
     if row["standard"] == "hrc721":
         return f"{int(row['volume']):,} NFTs"
@@ -95,7 +104,7 @@ def top_tokens(
             ax.text(
                 counts[k] + right * 0.01,
                 k,
-                f"volume {volume_text(row)}",
+                plot_text(f"volume {volume_text(row)}"),
                 va="center",
                 fontsize=8,
                 color="#444444",

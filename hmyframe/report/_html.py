@@ -33,7 +33,7 @@ _CSS = """
 body { margin: 0; font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: var(--ink);
        background: #fff; font-size: 14px; line-height: 1.45; }
 main { max-width: 1000px; margin: 0 auto; padding: 28px 24px 48px; }
-header h1 { font-size: 26px; margin: 0 0 4px; }
+header h1 { font-size: 26px; margin: 0 0 4px; overflow-wrap: break-word; }
 header p { margin: 2px 0; color: var(--muted); }
 h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
 h3 { font-size: 15px; margin: 18px 0 8px; }
@@ -50,6 +50,7 @@ table { border-collapse: collapse; width: 100%; font-size: 12.5px; margin: 6px 0
 th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f4f6f8; font-weight: bold; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.chain { overflow-wrap: anywhere; min-width: 9em; }
 td.mono { font-family: "DejaVu Sans Mono", monospace; font-size: 11.5px; word-break: break-all; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 thead { display: table-header-group; }
@@ -93,13 +94,19 @@ class Card:
 
 @dataclass(frozen=True)
 class Column:
-    """A table column: the frame's column, its heading, how to show a value, alignment."""
+    """A table column: the frame's column, its heading, how to show a value, alignment.
+
+    ``chain``: the column holds text chosen on chain (names, symbols), already made safe and
+    short by :mod:`hmyframe._text`; its cells may break anywhere, so no run of characters
+    without a space widens the table beyond the page.
+    """
 
     key: str
     heading: str
     format: Callable[[Any], str] = str
     numeric: bool = False
     mono: bool = False
+    chain: bool = False
 
 
 def _cell(value: Any, column: Column) -> str:
@@ -107,7 +114,8 @@ def _cell(value: Any, column: Column) -> str:
         text = "–"
     else:
         text = column.format(value)
-    classes = " ".join(c for c, on in (("num", column.numeric), ("mono", column.mono)) if on)
+    flags = (("num", column.numeric), ("mono", column.mono), ("chain", column.chain))
+    classes = " ".join(c for c, on in flags if on)
     attr = f' class="{classes}"' if classes else ""
     return f"<td{attr}>{html.escape(text)}</td>"
 

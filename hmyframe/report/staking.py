@@ -20,6 +20,7 @@ from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
+from hmyframe._text import chain_text
 from hmyframe.cache import Cache
 from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staking_history
 from hmyframe.engine._session import FetchOptions, Session, block_arg
@@ -73,9 +74,14 @@ class Snapshot:
         return text + (f" (epoch {self.epoch:,})" if self.epoch is not None else "")
 
 
+def _validator_name(value: object) -> str:
+    """A validator's name in a table (the address column is beside it), made safe and short."""
+    return chain_text(value, 32) or "–"
+
+
 def _signing_columns() -> list[Column]:
     return [
-        Column("name", "validator"),
+        Column("name", "validator", _validator_name, chain=True),
         Column("validator_address", "address", mono=True),
         Column("epoch_signing_percentage", "signed", fmt_percent, numeric=True),
         Column("epoch_blocks_signed", "blocks signed", lambda v: f"{v:,.0f}", numeric=True),
@@ -87,7 +93,7 @@ def _signing_columns() -> list[Column]:
 
 def _diff_columns() -> list[Column]:
     return [
-        Column("name", "validator"),
+        Column("name", "validator", _validator_name, chain=True),
         Column("validator_address", "address", mono=True),
         Column("event", "change"),
         Column("stake_old_one", "stake before (ONE)", lambda v: fmt_one(v, unit=False), numeric=True),

@@ -20,6 +20,7 @@ from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
+from hmyframe._text import chain_text
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
 from hmyframe.engine._ranges import fetch_shards
@@ -336,7 +337,7 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
     named = []
     if "symbol" in shown:
         shown["label"] = [_token_name(row) for _, row in shown.iterrows()]
-        named = [Column("label", "token")]
+        named = [Column("label", "token", chain=True)]
     page.heading("Most active tokens")
     page.table(
         shown,
@@ -356,8 +357,9 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
 
 
 def _token_name(row: pd.Series) -> str | None:
-    """``'dUSD (Devnet USD)'``: a token's symbol and name where known (None: neither)."""
-    symbol, name = (v if isinstance(v, str) and v.strip() else None for v in (row["symbol"], row["name"]))
+    """``'dUSD (Devnet USD)'``: a token's symbol and name where known, made safe and short
+    (:func:`hmyframe._text.chain_text`; the table's address column is beside); None: neither."""
+    symbol, name = chain_text(row["symbol"], 16), chain_text(row["name"], 32)
     if symbol and name:
         return f"{symbol} ({name})"
     return symbol or name

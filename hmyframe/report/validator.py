@@ -18,6 +18,7 @@ import pandas as pd
 from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
+from hmyframe._text import chain_text
 from hmyframe.cache import Cache
 from hmyframe.engine._history import StakingHistory, fetch_staking_history
 from hmyframe.engine._session import FetchOptions, Session, block_arg
@@ -102,7 +103,7 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
     Page
     """
     rows = history.validator(address)
-    name = rows["name"].astype(object).iloc[-1] if len(rows) else None
+    name = chain_text(rows["name"].astype(object).iloc[-1], 48) if len(rows) else None
     page = Page(
         f"Validator report: {name}" if name else "Validator report",
         [address + (f" · {source}" if source else "")],

@@ -91,7 +91,9 @@ def test_top_tokens_bars_labels_and_volumes(ax: Axes) -> None:
     first_shard, first_token = counts.index[0]
     assert labels[0] == f"{first_token[:8]}…{first_token[-4:]} (shard {first_shard})"
     volume = sum(int(a) for a in hrc20.loc[hrc20["token_address_hex"] == top20, "amount"])
-    assert f"TOP (shard {shard})" in labels  # the busiest HRC-20 is among the top 5, named by its symbol
+    one = transfers.loc[transfers["token_address_hex"] == top20, "token_address"].iloc[0]
+    # the busiest HRC-20 is among the top 5, named by its symbol, its address beside
+    assert f"TOP · {one[:8]}…{one[-4:]} (shard {shard})" in labels
     assert f"volume {volume / 10**6:.3g} TOP" in _texts(ax)  # scaled by its 6 decimals
     nft = transfers[transfers["standard"] == "hrc721"].groupby("token_address").size().max()
     assert f"volume {nft} NFTs" in _texts(ax)

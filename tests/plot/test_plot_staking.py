@@ -36,7 +36,8 @@ def tick(ax: Axes, which: str, value: float) -> str:
 def test_stake_distribution_bars_are_stakes_in_one(ax: Axes) -> None:
     plot.stake_distribution(validators(), top=2, delegations=delegations(), ax=ax)
     assert [b.get_width() for b in bars(ax)] == [3_000_000.0, 100.0]  # largest first
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["Beta", "Alpha", "other 2 validators"]
+    # each validator's name with its address beside (the frames' addresses are single letters)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Beta · B", "Alpha · A", "other 2 validators"]
     total = 3_000_150
     assert f"3,000,000 ({3_000_000 / total:.1%})" in texts(ax)
     assert "together 50 ONE (<0.1% of all stake)" in texts(ax)  # a non-zero share never reads 0.0%
@@ -132,9 +133,19 @@ def test_snapshot_diff_gainers_and_losers(ax: Axes) -> None:
     diff = metrics.snapshot_diff(validators(), new)
     plot.snapshot_diff(diff, top=5, ax=ax)
     # gains largest first, then losses smallest first (Delta left with no stake: no change)
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["Alpha", "Epsilon (new)", "Gamma (left)", "Beta"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "Alpha · A",
+        "Epsilon · E (new)",
+        "Gamma · C (left)",
+        "Beta · B",
+    ]
     widths = {t.get_text(): b.get_width() for t, b in zip(ax.get_yticklabels(), bars(ax), strict=True)}
-    assert widths == {"Alpha": 25.0, "Epsilon (new)": 10.0, "Gamma (left)": -50.0, "Beta": -1000.0}
+    assert widths == {
+        "Alpha · A": 25.0,
+        "Epsilon · E (new)": 10.0,
+        "Gamma · C (left)": -50.0,
+        "Beta · B": -1000.0,
+    }
     assert "+25" in texts(ax)
     assert "-1,000" in texts(ax)
     assert any(
@@ -201,7 +212,7 @@ def test_validator_history_signing_bars(ax: Axes) -> None:
     colors = [b.get_facecolor()[:3] for b in bars(ax)]
     assert colors[0] == pytest.approx(plt.matplotlib.colors.to_rgb(GOOD))
     assert colors[1] == pytest.approx(plt.matplotlib.colors.to_rgb(BAD))
-    assert "Alpha, epochs 1–3; elected in 2 of 3 epochs" in texts(ax)
+    assert "Alpha · A, epochs 1–3; elected in 2 of 3 epochs" in texts(ax)
 
 
 def test_validator_history_stake_in_one(ax: Axes) -> None:
@@ -210,7 +221,7 @@ def test_validator_history_stake_in_one(ax: Axes) -> None:
     plot.validator_history(rows, "stake", ax=ax)
     assert list(ax.lines[0].get_ydata()) == [3_000_000.0, 3_000_000.0]
     assert ax.get_ylabel() == "stake (ONE)"
-    assert "Beta, epochs 7–8; latest 3,000,000 ONE" in texts(ax)
+    assert "Beta · B, epochs 7–8; latest 3,000,000 ONE" in texts(ax)
 
 
 EMPTY_CASES = [

@@ -1,8 +1,9 @@
 """A real headless Chromium driven over the Chrome DevTools protocol (aiohttp's websocket client).
 
 ``open_page(path)`` loads a local HTML file in Debian's Chromium with the network switched off
-and reports what a reader would get: each chart image's loaded state and size, console errors
-and exceptions, any request that left the file, a full-page screenshot and a printed PDF.
+and reports what a reader would get: each chart image's loaded state, size and place, console
+errors and exceptions, any request that left the file, the elements that stick out of the page,
+a full-page screenshot and a printed PDF.
 """
 
 from __future__ import annotations
@@ -79,14 +80,32 @@ CHECK_IMAGES = """
 JSON.stringify(Array.from(document.images).map(img => {
   const box = img.getBoundingClientRect();
   return {alt: img.alt, complete: img.complete, natural: [img.naturalWidth, img.naturalHeight],
-          shown: [box.width, box.height], scheme: img.src.split(':')[0]};
+          shown: [box.width, box.height], scheme: img.src.split(':')[0],
+          box: [box.left + window.scrollX, box.top + window.scrollY, box.width, box.height]};
 }))
+"""
+
+
+#: The page's width and every element that reaches beyond it (the layout a long name can break),
+#: and what the markup holds: scripts, headings, images.
+CHECK_LAYOUT = """
+JSON.stringify((() => {
+  const width = document.documentElement.clientWidth;
+  const wide = Array.from(document.body.querySelectorAll('*'))
+    .map(e => [e, e.getBoundingClientRect()])
+    .filter(([e, box]) => box.right > width + 1 || box.left < -1)
+    .map(([e, box]) => ({tag: e.tagName, cls: e.className, left: box.left, right: box.right}));
+  return {width: width, scroll_width: document.documentElement.scrollWidth, wide: wide,
+          scripts: document.scripts.length, h1: document.querySelectorAll('h1').length,
+          tables: document.querySelectorAll('table').length};
+})())
 """
 
 
 @dataclass
 class PageReport:
-    """What the browser saw."""
+    """What the browser saw (``images``: each chart's alt, load state, natural and shown size,
+    and ``box``, its place on the full-page screenshot)."""
 
     images: list[dict[str, Any]]
     console_errors: list[str]
@@ -96,6 +115,7 @@ class PageReport:
     screenshot: bytes = b""
     pdf: bytes = b""
     events: list[str] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
 
 
 class _Cdp:
@@ -214,6 +234,11 @@ async def _drive(endpoint: str, uri: str, width: int) -> PageReport:
         text = (
             await cdp.send("Runtime.evaluate", {"expression": "document.body.innerText"}, session=session)
         )["result"]["value"]
+        layout = json.loads(
+            (await cdp.send("Runtime.evaluate", {"expression": CHECK_LAYOUT}, session=session))["result"][
+                "value"
+            ]
+        )
         metrics = await cdp.send("Page.getLayoutMetrics", session=session)
         height = int(metrics["cssContentSize"]["height"])
         await cdp.send(
@@ -251,4 +276,5 @@ async def _drive(endpoint: str, uri: str, width: int) -> PageReport:
         screenshot=base64.b64decode(shot["data"]),
         pdf=base64.b64decode(pdf["data"]),
         events=[str(e.get("method")) for e in cdp.events],
+        layout=layout,
     )

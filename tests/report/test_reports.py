@@ -159,7 +159,7 @@ def test_throughput_report_has_fees_and_tokens(written: Written) -> None:
     # the listed tokens are named by the tokens dataset, read at the range's last block
     meta = hmyframe.tokens([busiest[1]], block=1199, shard=int(busiest[0]), rpc=written.net, cache=False)
     symbol, name = meta["symbol"].iloc[0], meta["name"].iloc[0]
-    assert f"<td>{symbol} ({name})</td>" in listed
+    assert f'<td class="chain">{symbol} ({name})</td>' in listed  # a chain-text cell
 
 
 def test_validator_report_lists_each_epoch(written: Written) -> None:
