@@ -44,9 +44,11 @@ if TYPE_CHECKING:
     from hmyframe.engine import FetchOptions as FetchOptions
     from hmyframe.engine import Session as Session
     from hmyframe.engine._history import StakingHistory as StakingHistory
-    from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
     from hmyframe.engine._public import sync_twin as _sync_twin
+    from hmyframe.errors import CacheWarning as CacheWarning
+    from hmyframe.errors import FollowWarning as FollowWarning
     from hmyframe.errors import HmyframeError as HmyframeError
+    from hmyframe.errors import NotFoundWarning as NotFoundWarning
     from hmyframe.export import export as _export_coroutine
 
     export = _sync_twin(_export_coroutine)
@@ -69,8 +71,10 @@ _HOMES = {
     "FetchOptions": "hmyframe.engine",
     "Session": "hmyframe.engine",
     "StakingHistory": "hmyframe.engine._history",
-    "NotFoundWarning": "hmyframe.engine._lookups",
     "HmyframeError": "hmyframe.errors",
+    "CacheWarning": "hmyframe.errors",
+    "FollowWarning": "hmyframe.errors",
+    "NotFoundWarning": "hmyframe.errors",
     "read": "hmyframe.reader",
     "sql": "hmyframe.query",
     "Client": "hmyframe.rpc",

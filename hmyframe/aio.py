@@ -19,7 +19,7 @@ from hmyframe.engine import Session as Session
 from hmyframe.engine import _public
 from hmyframe.engine import default_devnet as default_devnet
 from hmyframe.engine._history import StakingHistory as StakingHistory
-from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
+from hmyframe.errors import NotFoundWarning as NotFoundWarning
 
 # block ranges
 blocks = _public.range_fetcher("blocks")

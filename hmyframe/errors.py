@@ -23,6 +23,13 @@ The hierarchy::
     ├── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
     └── ConversionWorkerError          a conversion worker process died
 
+Warnings (``UserWarning``: what went wrong was waited out or worked around, and the result is
+complete; each message says what)::
+
+    CacheWarning                       a cache file was stale or corrupt: refetched
+    NotFoundWarning                    hashes the node does not know (``df.attrs["not_found"]``)
+    FollowWarning                      the node being followed misbehaved; following goes on
+
 Every message names what was being done: the endpoint (with credentials and API keys
 redacted, see :func:`redact_url`), the method and its params, or the dataset, field and
 offending value.
@@ -38,16 +45,19 @@ __all__ = [
     "AddressError",
     "AmountError",
     "CacheError",
+    "CacheWarning",
     "ClusterError",
     "ConfigError",
     "ConnectionFailedError",
     "ConversionWorkerError",
+    "FollowWarning",
     "HTTPStatusError",
     "HmyframeError",
     "InconsistentAnswerError",
     "InvalidParamsError",
     "MethodNotFoundError",
     "NotFoundError",
+    "NotFoundWarning",
     "QueryError",
     "RateLimitError",
     "ResponseShapeError",
@@ -369,3 +379,18 @@ class ClusterError(HmyframeError):
 class ConversionWorkerError(HmyframeError):
     """A conversion worker process (``FetchOptions.convert_processes``) died converting a chunk:
     nothing of that chunk was kept, and running again fetches it."""
+
+
+# --------------------------------------------------------------------------- warnings
+
+
+class CacheWarning(UserWarning):
+    """A cache file was found stale or corrupt and will be refetched."""
+
+
+class NotFoundWarning(UserWarning):
+    """Some requested hashes are unknown to the node (their list is in ``df.attrs["not_found"]``)."""
+
+
+class FollowWarning(UserWarning):
+    """The node being followed misbehaved (unreachable, stalled, a lower head); following goes on."""

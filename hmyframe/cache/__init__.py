@@ -62,10 +62,11 @@ from typing import TYPE_CHECKING
 
 from hmyframe._lazy import lazy_module
 from hmyframe._spans import cover
+from hmyframe.errors import CacheWarning
 from hmyframe.storage import os_reason
 
 from ._record import DatasetLike, Status
-from ._store import Cache, CacheEntry, CacheWarning, default_root, ensure_writable_folder
+from ._store import Cache, CacheEntry, default_root, ensure_writable_folder
 from ._temp import ORPHAN_AGE
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hmyframe import _provenance
 from hmyframe import _spans as spans
 from hmyframe._lazy import lazy_module
-from hmyframe.errors import CacheError, ConfigError
+from hmyframe.errors import CacheError, CacheWarning, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
 from ._names import parse, range_name, snapshot_name, tail_end, tail_name
@@ -46,14 +46,10 @@ else:
     pc = lazy_module("pyarrow.compute")
     pq = lazy_module("pyarrow.parquet")
 
-__all__ = ["Cache", "CacheEntry", "CacheWarning", "default_root", "ensure_writable_folder"]
+__all__ = ["Cache", "CacheEntry", "default_root", "ensure_writable_folder"]
 
 _CHAIN_RE = re.compile(r"^[0-9a-f]{16}$")
 _SHARD_RE = re.compile(r"^shard(?P<shard>\d+)$")
-
-
-class CacheWarning(UserWarning):
-    """A cache file was found stale or corrupt and will be refetched."""
 
 
 def default_root() -> Path:

@@ -66,7 +66,7 @@ async def until_stopped(coroutine: Coroutine[Any, Any, T]) -> T | None:
 @contextlib.contextmanager
 def _one_line_warnings() -> Iterator[None]:
     """Show a follower's reports (a node stalling, a lower head...) as one stderr line each."""
-    from hmyframe.engine._follow import FollowWarning
+    from hmyframe.errors import FollowWarning
 
     previous = warnings.showwarning
 

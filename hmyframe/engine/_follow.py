@@ -71,6 +71,7 @@ from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.engine._session import Session
 from hmyframe.errors import (
     ConfigError,
+    FollowWarning,
     InvalidParamsError,
     MethodNotFoundError,
     RateLimitError,
@@ -89,7 +90,6 @@ __all__ = [
     "HEADS_MODES",
     "MAX_BACKOFF",
     "Batch",
-    "FollowWarning",
     "HeadSource",
     "PollingHeads",
     "WebSocketHeads",
@@ -103,10 +103,6 @@ __all__ = [
 MAX_BACKOFF = 30.0
 #: Seconds without a new head after which the node is reported as stalled.
 STALL_AFTER = 30.0
-
-
-class FollowWarning(UserWarning):
-    """The node being followed misbehaved (unreachable, stalled, a lower head); following goes on."""
 
 
 def _report(message: str) -> None:

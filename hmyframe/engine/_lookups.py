@@ -16,7 +16,7 @@ from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.engine._session import Session, block_arg
-from hmyframe.errors import ConfigError, NotFoundError, short_repr
+from hmyframe.errors import ConfigError, NotFoundError, NotFoundWarning, short_repr
 from hmyframe.rpc.methods import tx_hash_param
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ else:
 
 __all__ = [
     "MissingPolicy",
-    "NotFoundWarning",
     "fetch_pending_cx_receipts",
     "fetch_shards",
     "fetch_traces_by_hash",
@@ -45,10 +44,6 @@ async def _counted(awaitable: Awaitable[T], progress: ProgressFn | None) -> T:
     if progress is not None:
         progress(1)
     return result
-
-
-class NotFoundWarning(UserWarning):
-    """Some requested hashes are unknown to the node (their list is in ``df.attrs["not_found"]``)."""
 
 
 def _check_hashes(hashes: Sequence[str]) -> list[str]:

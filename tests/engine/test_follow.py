@@ -28,14 +28,13 @@ from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
 from hmyframe.engine._follow import (
-    FollowWarning,
     PollingHeads,
     WebSocketHeads,
     follow_shards,
     head_source,
 )
 from hmyframe.engine._ranges import fetch_range, split_aligned
-from hmyframe.errors import ConfigError
+from hmyframe.errors import ConfigError, FollowWarning
 
 BLOCK_TIME = 0.5
 POLL = 0.2
