@@ -65,6 +65,7 @@ from hmyframe._spans import cover
 from hmyframe.errors import CacheWarning
 from hmyframe.storage import os_reason
 
+from ._names import TAIL, CacheName, parse_name, range_name, snapshot_name, tail_end, tail_name
 from ._record import DatasetLike, Status
 from ._store import Cache, CacheEntry, default_root, ensure_writable_folder
 from ._temp import ORPHAN_AGE
@@ -78,8 +79,10 @@ else:
 
 __all__ = [
     "ORPHAN_AGE",
+    "TAIL",
     "Cache",
     "CacheEntry",
+    "CacheName",
     "CacheWarning",
     "DatasetLike",
     "Status",
@@ -87,4 +90,9 @@ __all__ = [
     "default_root",
     "ensure_writable_folder",
     "os_reason",
+    "parse_name",
+    "range_name",
+    "snapshot_name",
+    "tail_end",
+    "tail_name",
 ]

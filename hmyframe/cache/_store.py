@@ -23,7 +23,7 @@ from hmyframe._lazy import lazy_module
 from hmyframe.errors import CacheError, CacheWarning, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
-from ._names import parse, range_name, snapshot_name, tail_end, tail_name
+from ._names import parse_name, range_name, snapshot_name, tail_end, tail_name
 from ._record import (
     META_PREFIX,
     DatasetLike,
@@ -337,11 +337,11 @@ class Cache:
     ) -> CacheEntry | None:
         """The valid tail ending at block ``start - 1`` (starting at ``low`` or later), if any."""
         folder = self.folder(chain_id, dataset.name, shard)
-        names = [parse(p.name) for p in self.files.listdir(folder)]
+        names = [parse_name(p.name) for p in self.files.listdir(folder)]
         if not any(n is not None and n.kind == "tail" for n in names):
             return None  # (the common case, answered from the names alone)
         for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
-            name = parse(entry.path.name)
+            name = parse_name(entry.path.name)
             if (
                 name is not None
                 and name.kind == "tail"
@@ -454,7 +454,7 @@ class Cache:
         for chain, name, shard in self._folders(chain_id, dataset):
             folder = self.folder(chain, name, shard)
             for path in self.files.listdir(folder):
-                what = parse(path.name)
+                what = parse_name(path.name)
                 if (what is not None and what.ext == "parquet") or TMP_RE.match(path.name):
                     try:
                         self.files.unlink(path)
@@ -552,7 +552,7 @@ class Cache:
         folder = self.folder(chain_id, dataset_name, shard)
         out: list[CacheEntry] = []
         for path in self.files.listdir(folder):
-            name = parse(path.name)
+            name = parse_name(path.name)
             if name is None or name.ext != "parquet":
                 continue
             kind: Literal["range", "snapshot"] = "snapshot" if name.kind == "snapshot" else "range"
@@ -789,7 +789,7 @@ def _check_table(table: pa.Table, dataset: DatasetLike, expected: Expected) -> N
 
 
 def _file_start(path: PurePath) -> int:
-    name = parse(path.name)
+    name = parse_name(path.name)
     return name.start if name is not None else -1
 
 

@@ -241,7 +241,7 @@ class _Finder:
                 v2.get_block_by_number(n, full_tx=False, incl_staking=False, shard=self.shard)
                 for n in missing
             )
-            from hmyframe.datasets._parse import Bad, parse_int
+            from hmyframe.datasets import Bad, parse_int
 
             for n, header in zip(missing, headers, strict=True):
                 raw = header.get("timestamp") if isinstance(header, dict) else None

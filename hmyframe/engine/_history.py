@@ -36,15 +36,11 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hmyframe import metrics
-    from hmyframe.datasets import _convert
-    from hmyframe.metrics import _values
 else:  # loaded when a history is fetched (see hmyframe._lazy)
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
     pa = lazy_module("pyarrow")
     metrics = lazy_module("hmyframe.metrics")
-    _convert = lazy_module("hmyframe.datasets._convert")
-    _values = lazy_module("hmyframe.metrics._values")
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -106,8 +102,8 @@ def _header_int(header: dict[str, Any], key: str) -> int | None:
     if value is None:
         return None
     try:
-        return _convert.parse_int(value)
-    except _convert.Bad:
+        return ds.parse_int(value)
+    except ds.Bad:
         raise ResponseShapeError("getBlockByNumber", key, value, f"a block {key}") from None
 
 
@@ -115,16 +111,16 @@ async def current_epoch(session: Session) -> int:
     """The beacon chain's current epoch (``getEpoch``)."""
     raw = await session.client.request(session.methods.method("getEpoch"), [], shard=0)
     try:
-        return _convert.parse_int(raw)
-    except _convert.Bad:
+        return ds.parse_int(raw)
+    except ds.Bad:
         raise ResponseShapeError("getEpoch", "result", raw, "an epoch number") from None
 
 
 def _block_number(raw: Any) -> int:
     """An ``epochLastBlock`` answer as an int (a JSON number; hex text accepted)."""
     try:
-        return _convert.parse_int(raw)
-    except _convert.Bad:
+        return ds.parse_int(raw)
+    except ds.Bad:
         raise ResponseShapeError("epochLastBlock", "result", raw, "a block number") from None
 
 
@@ -420,9 +416,9 @@ def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd
     network = network.copy()
     network["validators"] = np.array([s["validators"] for s in summaries], dtype=np.int64)
     network["elected"] = np.array([s["elected"] for s in summaries], dtype=np.int64)
-    network["total_stake"] = _values.exact_series([s["total_stake"] for s in summaries]).array
+    network["total_stake"] = metrics.exact_series([s["total_stake"] for s in summaries]).array
     network["total_stake_one"] = np.array([s["total_stake_one"] for s in summaries], dtype=float)
-    network["elected_stake"] = _values.exact_series([s["elected_stake"] for s in summaries]).array
+    network["elected_stake"] = metrics.exact_series([s["elected_stake"] for s in summaries]).array
     network["gini"] = np.array([s["gini"] for s in summaries], dtype=float)
     integer = pd.ArrowDtype(pa.int64())
     network["nakamoto"] = pd.array([s["nakamoto"] for s in summaries], dtype=integer)

@@ -21,7 +21,7 @@ from matplotlib.patches import Patch
 
 from hmyframe import metrics
 from hmyframe.errors import ConfigError, short_repr
-from hmyframe.metrics._values import amount_one, floats, require_columns
+from hmyframe.metrics import amount_one, floats, require_columns
 from hmyframe.plot._style import (
     BAD,
     GOOD,

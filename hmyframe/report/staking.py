@@ -25,8 +25,8 @@ from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staki
 from hmyframe.engine._session import FetchOptions, Session, block_arg
 from hmyframe.engine._snapshots import fetch_snapshot
 from hmyframe.errors import ConfigError, redact_url
-from hmyframe.metrics._values import floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
 __all__ = ["Snapshot", "render", "staking_report", "staking_report_async"]

@@ -27,8 +27,8 @@ from hmyframe.engine._session import FetchOptions, Session
 from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
 from hmyframe.engine._tokens import tokens_of_transfers
 from hmyframe.errors import redact_url
-from hmyframe.metrics._values import floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 

@@ -22,8 +22,8 @@ from hmyframe.cache import Cache
 from hmyframe.engine._history import StakingHistory, fetch_staking_history
 from hmyframe.engine._session import FetchOptions, Session, block_arg
 from hmyframe.errors import ConfigError, redact_url
-from hmyframe.metrics._values import amount_one, floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import amount_one, floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 from hmyframe.rpc.methods import address_param
 
