@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from hmyframe.datasets import to_pandas as to_pandas
     from hmyframe.engine import FetchOptions as FetchOptions
     from hmyframe.engine import Session as Session
-    from hmyframe.engine._history import StakingHistory as StakingHistory
+    from hmyframe.engine import StakingHistory as StakingHistory
     from hmyframe.engine._public import sync_twin as _sync_twin
     from hmyframe.errors import CacheWarning as CacheWarning
     from hmyframe.errors import FollowWarning as FollowWarning
@@ -70,7 +70,7 @@ _HOMES = {
     "to_pandas": "hmyframe.datasets",
     "FetchOptions": "hmyframe.engine",
     "Session": "hmyframe.engine",
-    "StakingHistory": "hmyframe.engine._history",
+    "StakingHistory": "hmyframe.engine",
     "HmyframeError": "hmyframe.errors",
     "CacheWarning": "hmyframe.errors",
     "FollowWarning": "hmyframe.errors",

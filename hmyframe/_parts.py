@@ -22,7 +22,7 @@ from hmyframe import datasets as ds
 from hmyframe._spans import cover, rows_between
 from hmyframe.cache import parse_name, tail_end
 from hmyframe.datasets import one_of, one_values
-from hmyframe.engine._blocks import parse_range
+from hmyframe.engine import parse_range
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import Storage
 

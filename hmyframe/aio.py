@@ -16,9 +16,9 @@ from hmyframe.engine import RANGE_DATASETS as RANGE_DATASETS
 from hmyframe.engine import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
 from hmyframe.engine import FetchOptions as FetchOptions
 from hmyframe.engine import Session as Session
+from hmyframe.engine import StakingHistory as StakingHistory
 from hmyframe.engine import _public
 from hmyframe.engine import default_devnet as default_devnet
-from hmyframe.engine._history import StakingHistory as StakingHistory
 from hmyframe.errors import NotFoundWarning as NotFoundWarning
 
 # block ranges

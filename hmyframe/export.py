@@ -39,12 +39,20 @@ from hmyframe._lazy import lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.cache import Cache, ensure_writable_folder, os_reason
 from hmyframe.datasets.sources import kind_of
-from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
-from hmyframe.engine._shards import ShardSpec, shard_ids, shard_label, shard_spec
-from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
+from hmyframe.engine import (
+    RANGE_DATASETS,
+    SNAPSHOT_DATASETS,
+    FetchOptions,
+    Progress,
+    Session,
+    ShardSpec,
+    fetch_shards,
+    fetch_snapshot,
+    parse_range,
+    shard_ids,
+    shard_label,
+    shard_spec,
+)
 from hmyframe.errors import CacheError, ConfigError, short_repr
 from hmyframe.storage import is_url
 
@@ -261,7 +269,7 @@ async def export(
                     bar.update(blocks)
 
                 if follow:
-                    from hmyframe.engine._follow import follow_export
+                    from hmyframe.engine import follow_export
 
                     ranges = await follow_export(
                         session,

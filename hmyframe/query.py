@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
-from hmyframe.engine._output import Output, check_output, to_output
+from hmyframe.engine import Output, check_output, to_output
 from hmyframe.errors import ConfigError, QueryError, short_repr
 from hmyframe.reader import datasets_in, read
 

@@ -29,8 +29,7 @@ from hmyframe import datasets as ds
 from hmyframe._parts import Part, block_bounds, files_of
 from hmyframe._spans import cover
 from hmyframe.cache import default_root
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._output import Output, check_output, to_output
+from hmyframe.engine import Output, check_output, parse_range, to_output
 from hmyframe.errors import ConfigError, short_repr
 from hmyframe.storage import Storage, open_storage
 

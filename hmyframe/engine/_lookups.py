@@ -27,7 +27,7 @@ else:
 __all__ = [
     "MissingPolicy",
     "fetch_pending_cx_receipts",
-    "fetch_shards",
+    "fetch_sharding_structure",
     "fetch_traces_by_hash",
     "fetch_transactions_by_hash",
     "fetch_tx_counts",
@@ -166,7 +166,7 @@ async def fetch_pending_cx_receipts(session: Session, shard: int = 0) -> pa.Tabl
     return ds.get("cx_receipts").convert([raw], ds.ConvertContext(shard_id=shard))
 
 
-async def fetch_shards(session: Session) -> pa.Table:
+async def fetch_sharding_structure(session: Session) -> pa.Table:
     """The network's shards and their endpoints, as the node lists them."""
     raw = await session.client.request_raw("hmy_getShardingStructure", [])
     return ds.get("shards").convert([raw], ds.ConvertContext(shard_id=await session.client.home_shard()))

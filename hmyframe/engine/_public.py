@@ -40,7 +40,7 @@ from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._lookups import (
     MissingPolicy,
     fetch_pending_cx_receipts,
-    fetch_shards,
+    fetch_sharding_structure,
     fetch_traces_by_hash,
     fetch_transactions_by_hash,
     fetch_tx_counts,
@@ -618,7 +618,7 @@ async def shards(
     check_output(output)
     async with _session(rpc, None, False, options) as session:
         with Progress.make(progress, "shards", unit="answers") as bar:
-            table = await fetch_shards(session)
+            table = await fetch_sharding_structure(session)
             bar.update(1)
     return to_output(table, output)
 

@@ -21,9 +21,15 @@ from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
-from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staking_history
-from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.engine._snapshots import fetch_snapshot
+from hmyframe.engine import (
+    FetchOptions,
+    Session,
+    StakingHistory,
+    block_arg,
+    epoch_of_block,
+    fetch_snapshot,
+    fetch_staking_history,
+)
 from hmyframe.errors import ConfigError, redact_url
 from hmyframe.metrics import floats
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent

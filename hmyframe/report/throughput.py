@@ -21,11 +21,16 @@ from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_shards
-from hmyframe.engine._session import FetchOptions, Session
-from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
-from hmyframe.engine._tokens import tokens_of_transfers
+from hmyframe.engine import (
+    FetchOptions,
+    Progress,
+    Session,
+    fetch_shards,
+    shard_ids,
+    shard_label,
+    shard_spec,
+    tokens_of_transfers,
+)
 from hmyframe.errors import redact_url
 from hmyframe.metrics import floats
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent

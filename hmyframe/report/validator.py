@@ -19,8 +19,7 @@ from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
-from hmyframe.engine._history import StakingHistory, fetch_staking_history
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine import FetchOptions, Session, StakingHistory, block_arg, fetch_staking_history
 from hmyframe.errors import ConfigError, redact_url
 from hmyframe.metrics import amount_one, floats
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent

@@ -11,9 +11,7 @@ from typing import Any
 
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
-from hmyframe.engine import Session
-from hmyframe.engine._chunks import run_chunks
-from hmyframe.engine._ranges import plan_range
+from hmyframe.engine import Session, plan_range, run_chunks
 from hmyframe.errors import ClusterError, ConfigError
 from hmyframe.scale._cluster import dask_distributed, worker_threads
 from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_sessions, run_chunk
@@ -61,7 +59,7 @@ async def export_ranges(
     client
         A running, synchronous ``distributed.Client``.
     names, start, end, shards
-        Range datasets and the range, as for :func:`~hmyframe.engine._ranges.fetch_shards`.
+        Range datasets and the range, as for :func:`~hmyframe.engine.fetch_shards`.
     progress
         Called with the blocks each chunk fetched, as chunks complete.
     on_plan
