@@ -225,9 +225,9 @@ async def export(
     spec = shard_spec(shard)
     if follow:
         _check_follow(range_names, snap_names, format, client, end)
-        from hmyframe.engine._follow import _check_heads
+        from hmyframe.rpc import check_heads
 
-        _check_heads(heads, poll)
+        check_heads(heads, poll)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "

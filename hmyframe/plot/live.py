@@ -344,9 +344,10 @@ def live(
     size_value: object = size
     if not isinstance(size_value, tuple) or len(size_value) != 2:
         raise ConfigError(f"plot.live size must be (width, height) in inches, got {short_repr(size)}")
-    from hmyframe.engine._follow import _check_heads, follow
+    from hmyframe.engine._follow import follow
+    from hmyframe.rpc import check_heads
 
-    _check_heads(heads, poll)
+    check_heads(heads, poll)
     first = start if start is not None else -max(1, int(width * 60 / BLOCK_SECONDS))
     batches = follow("blocks", first, shard, rpc=rpc, cache=cache, output="pandas", poll=poll, heads=heads)
     return LiveView(batches, minutes=width, freq=freq, every=redraw, seconds=limit, size=size, show=display)
