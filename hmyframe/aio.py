@@ -1,15 +1,23 @@
 """The asynchronous public API: ``await hmyframe.aio.transactions(...)`` and friends.
 
-Same names and parameters as the synchronous functions of :mod:`hmyframe` (each of those runs
-the coroutine of the same name here). Each function's docstring explains every parameter::
+This module is the one list of hmyframe's public functions: each line below binds one
+coroutine (or async iterator) under its public name, and ``hmyframe.<name>`` is its blocking
+twin (same name, parameters and documentation; made by :mod:`hmyframe` from this list on first
+use, so it works in scripts and inside a running Jupyter loop alike)::
 
     from hmyframe import aio
     df = await aio.transactions(1000, 1999, rpc="devnet")
 
-The functions are made in :mod:`hmyframe.engine._public` from the datasets registry: one line
-below binds each public name (a test checks the lines and the registry agree).
+The dataset fetchers are made from their kind's template (:mod:`hmyframe._public`, which
+documents every parameter once); the other functions are written in the module that does their
+work and only named here. The reports' coroutines are here too (``await
+aio.staking_report(...)``; their blocking twins are :mod:`hmyframe.report`'s), bound on first
+use: they load pandas and matplotlib.
 """
 
+import inspect as _inspect
+
+from hmyframe import _public
 from hmyframe.engine import DEFAULT_RPC as DEFAULT_RPC
 from hmyframe.engine import DEFAULT_TRACE_RPC as DEFAULT_TRACE_RPC
 from hmyframe.engine import RANGE_DATASETS as RANGE_DATASETS
@@ -17,7 +25,6 @@ from hmyframe.engine import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
 from hmyframe.engine import FetchOptions as FetchOptions
 from hmyframe.engine import Session as Session
 from hmyframe.engine import StakingHistory as StakingHistory
-from hmyframe.engine import _public
 from hmyframe.engine import default_devnet as default_devnet
 from hmyframe.errors import NotFoundWarning as NotFoundWarning
 
@@ -35,7 +42,7 @@ validators = _public.snapshot_fetcher("validators")
 voting_power = _public.snapshot_fetcher("voting_power")
 delegations = _public.snapshot_fetcher("delegations")
 undelegations = _public.snapshot_fetcher("undelegations")
-# any of those by name, and the point lookups
+# the point lookups (and the deprecated door by name)
 fetch = _public.fetch
 head = _public.head
 shards = _public.shards
@@ -45,12 +52,31 @@ tokens = _public.tokens
 transactions_by_hash = _public.transactions_by_hash
 traces_by_hash = _public.traces_by_hash
 # new blocks as they appear (an async iterator of frames)
-from hmyframe.engine._follow import follow as follow  # noqa: E402
-
+follow = _public.follow
 # validator snapshots epoch by epoch (not one dataset: a StakingHistory of several)
-from hmyframe.engine._history import staking_history as staking_history  # noqa: E402
+staking_history = _public.staking_history
 
 # exports to Parquet / CSV (in this process or on a Dask cluster)
 from hmyframe.export import export as export  # noqa: E402
 
-__all__ = [name for name in list(globals()) if not name.startswith("_")]
+#: The public functions bound above, in documentation order: ``hmyframe.<name>`` is the blocking
+#: twin of each (a generator for :func:`follow`).
+FUNCTIONS: tuple[str, ...] = tuple(
+    name
+    for name, value in list(globals().items())
+    if not name.startswith("_")
+    and (_inspect.iscoroutinefunction(value) or _inspect.isasyncgenfunction(value))
+)
+
+__all__ = [
+    *FUNCTIONS,
+    "DEFAULT_RPC",
+    "DEFAULT_TRACE_RPC",
+    "RANGE_DATASETS",
+    "SNAPSHOT_DATASETS",
+    "FetchOptions",
+    "NotFoundWarning",
+    "Session",
+    "StakingHistory",
+    "default_devnet",
+]

@@ -1,40 +1,77 @@
 """The public API comes from one registry (issue 7, points 6 and 11): every fetcher is bound once
-in ``hmyframe.aio`` and once in ``hmyframe``, matches the datasets registry, and documents every
-parameter it takes. Nothing here lists the fetchers by hand."""
+in ``hmyframe.aio`` and its blocking twin once in ``hmyframe``, matches the datasets registry, and
+documents every parameter it takes; one door each (issue 25). Nothing here lists the fetchers by
+hand."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import re
 import types
+from pathlib import Path
 
 import pytest
 
 import hmyframe
-from hmyframe import aio, api
+from hmyframe import _twins, aio
+from hmyframe._public import PARAMETERS, REGISTRY
 from hmyframe.datasets import DATASETS
-from hmyframe.engine._public import PARAMETERS, REGISTRY
 
 NAMES = list(REGISTRY)
 
 
 def _bound_fetchers(module: types.ModuleType) -> set[str]:
-    """Names in ``module`` bound to a registered coroutine or to the sync twin of one."""
+    """Names in ``module`` (its own, and those it makes on first use) bound to a registered
+    coroutine or to the sync twin of one."""
     functions = [e.function for e in REGISTRY.values()]
+    names = dir(module)
     return {
         name
-        for name, value in vars(module).items()
-        if any(value is f or getattr(value, "__wrapped__", None) is f for f in functions)
+        for name in names
+        if any(
+            (value := getattr(module, name)) is f or getattr(value, "__wrapped__", None) is f
+            for f in functions
+        )
     }
 
 
 def test_every_registered_fetcher_is_bound_once_async_and_once_sync() -> None:
-    assert set(NAMES) == _bound_fetchers(aio) == _bound_fetchers(api)
+    assert set(NAMES) == _bound_fetchers(aio) == _bound_fetchers(hmyframe)
     for name in NAMES:
         assert getattr(aio, name) is REGISTRY[name].function
-        assert getattr(hmyframe, name) is getattr(api, name)
+        assert getattr(hmyframe, name).__wrapped__ is REGISTRY[name].function
         assert name in hmyframe.__all__
         assert name in aio.__all__
+
+
+def test_each_public_function_has_one_async_door_and_one_sync_door() -> None:
+    # aio's list is the one list: hmyframe's functions are exactly the blocking twins of its
+    # functions (the reports' twins are hmyframe.report's), spelled out once in _twins for
+    # type checkers, in aio's order
+    assert set(REGISTRY) <= set(aio.FUNCTIONS)
+    assert {"follow", "staking_history", "export"} <= set(aio.FUNCTIONS)
+    tree = ast.parse(Path(_twins.__file__).read_text(encoding="utf-8"))
+    bound = [
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
+    assert tuple(bound) == aio.FUNCTIONS
+    for name in aio.FUNCTIONS:
+        twin = getattr(hmyframe, name)
+        assert twin is getattr(_twins, name)
+        assert twin.__wrapped__ is getattr(aio, name)
+        assert twin.__module__ == "hmyframe"
+        assert name in hmyframe.__all__
+    # the old doors are gone: no hmyframe.api, no public function in the engine's entrance
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("hmyframe.api")
+    engine = vars(hmyframe.engine).values()
+    assert not [f for f in aio.FUNCTIONS if getattr(aio, f) in engine]
 
 
 def test_every_range_and_snapshot_dataset_has_its_fetcher() -> None:

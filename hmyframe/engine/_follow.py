@@ -2,8 +2,8 @@
 
 :func:`follow_export` (``hmyframe export ... --follow``, ``hmyframe.export(..., follow=True)``)
 catches up to the head, then exports each shard's new blocks as they appear, until
-interrupted (or until ``end``). :func:`follow` (``hmyframe.aio.follow`` and the sync
-``hmyframe.follow``) yields each new batch as a frame.
+interrupted (or until ``end``). :func:`follow_shards` yields the new batches of several shards,
+which ``hmyframe.aio.follow`` (and the sync ``hmyframe.follow``) turns into frames.
 
 Heads
     New heads come from a :class:`~hmyframe.rpc.heads.HeadSource`: ``heads(shard)`` yields
@@ -60,12 +60,11 @@ The node
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
@@ -262,7 +261,7 @@ async def follow_shard(
     end
         Stop once this block is done (``None``: never).
     collect
-        Read each batch's tables back (for :func:`follow`); else only write them.
+        Read each batch's tables back (for ``hmyframe.aio.follow``); else only write them.
     stall_after
         Seconds without a new head before the node is reported stalled.
     max_backoff
@@ -447,92 +446,3 @@ async def follow_export(
         if on_batch is not None:
             on_batch(batch)
     return {shard: ranges[shard] for shard in shards if shard in ranges}
-
-
-# --------------------------------------------------------------------------- the public iterator
-
-
-async def follow(
-    dataset: str,
-    start: object = None,
-    shard: object = 0,
-    *,
-    end: int | None = None,
-    rpc: object = None,
-    trace_rpc: str | dict[int, str] | None = None,
-    cache: Any = True,
-    options: Any = None,
-    output: Any = "pandas",
-    poll: float = 1.0,
-    heads: HeadSource | str = "auto",
-) -> AsyncIterator[Any]:
-    """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
-
-    Parameters
-    ----------
-    dataset
-        A block-range dataset (``blocks``, ``transactions``, ``staking_transactions``,
-        ``signers``, ``traces``).
-    start
-        First block (any form the fetchers take: a number, a UTC time, ``-100``...): the blocks
-        from there to the head come first, one batch per chunk. ``None`` (default): only blocks
-        after the current head.
-    shard
-        A shard id, a list of ids or ``"all"``: batches of every shard, each batch of one shard.
-    end
-        Stop after this block (``None``: never; break out of the loop or cancel to stop).
-    rpc, trace_rpc, cache, options
-        As for the fetchers; batches are cached like any fetch (``cache=False``: not kept).
-    output
-        ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
-        a fetch of the same blocks.
-    poll
-        Seconds between two polls of the head (the main term of the lag when polling; with a
-        WebSocket, the polling interval while the socket is re-opened).
-    heads
-        ``"auto"`` (default): each shard's WebSocket ``newHeads`` subscription where the node's
-        sharding structure lists a URL, else polling; ``"ws"``: WebSocket only; ``"poll"``:
-        polling only; or a :class:`HeadSource`.
-
-    Yields
-    ------
-    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
-        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
-        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
-        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
-
-    Raises
-    ------
-    ConfigError
-        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end``, ``poll``
-        or ``heads``; with ``heads="ws"``, a shard listing no WebSocket URL.
-
-    Examples
-    --------
-    >>> async for df in hmyframe.aio.follow("transactions", rpc="devnet"):   # doctest: +SKIP
-    ...     print(len(df))
-    """
-    from hmyframe.engine._output import check_output, to_output
-    from hmyframe.engine._public import _session
-    from hmyframe.engine._ranges import RANGE_DATASETS
-    from hmyframe.engine._shards import shard_ids, shard_spec
-
-    if dataset not in RANGE_DATASETS:
-        raise ConfigError(
-            f"follow needs a block-range dataset ({', '.join(RANGE_DATASETS)}), got {short_repr(dataset)}"
-        )
-    check_output(output)
-    spec = shard_spec(shard)
-    check_heads(heads, poll)
-    async with _session(rpc, trace_rpc, cache, options) as session:
-        ids = await shard_ids(session, spec)
-        batches = follow_shards(
-            session, [dataset], start, ids, end=end, poll=poll, heads=heads, collect=True, catch_up=False
-        )
-        try:
-            async for batch in batches:
-                attrs = {"shard": batch.shard, "first": batch.first, "last": batch.last, "lag": batch.lag}
-                yield to_output(batch.tables[dataset], output, attrs)
-        finally:
-            with contextlib.suppress(RuntimeError):
-                await batches.aclose()

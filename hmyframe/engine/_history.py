@@ -25,7 +25,7 @@ from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import ConfigError, MethodNotFoundError, ResponseShapeError, RpcError, short_repr
 from hmyframe.rpc.methods import address_param
@@ -50,7 +50,6 @@ __all__ = [
     "epoch_last_blocks",
     "epoch_of_block",
     "fetch_staking_history",
-    "staking_history",
 ]
 
 
@@ -347,68 +346,6 @@ async def fetch_staking_history(
         voting_power=_concat(tables["voting_power"], "voting_power"),
         delegations=_concat(tables["delegations"], "delegations"),
     )
-
-
-async def staking_history(
-    start_epoch: int | None = None,
-    end_epoch: int | None = None,
-    every: int = 1,
-    *,
-    validator: str | None = None,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: bool | Callable[[int], None] = False,
-) -> StakingHistory:
-    """Validator snapshots at the last block of each epoch ``start_epoch..end_epoch``, and the
-    network's figures per epoch.
-
-    Each epoch's last block comes from ``epochLastBlock`` (or, from a node without it, from the
-    blocks' ``epoch`` field); the epoch in progress is taken at the head. Snapshots are cached
-    like any snapshot and paced to the node's validator limiter.
-
-    Parameters
-    ----------
-    start_epoch, end_epoch
-        Inclusive epochs; ``end_epoch=None`` is the current epoch; a negative ``start_epoch``
-        counts back from the end (``staking_history(-5)``: the last five epochs).
-    every
-        Take every ``every``-th epoch.
-    validator
-        A ``one1``/``0x`` address: one validator's history, one cheap
-        ``getValidatorInformationByBlockNumber`` call per epoch (``network`` then has only
-        ``epoch``, ``block``, ``timestamp``, ``complete``).
-    rpc
-        A node URL, ``"devnet"``, a running ``Devnet``, an open ``Client`` or an open
-        :class:`~hmyframe.Session` (default: ``$HMYFRAME_RPC``, else the public mainnet endpoint).
-    cache
-        ``True`` (``data/`` or ``$HMYFRAME_CACHE``), a folder, a ``Cache``, or ``False``: each
-        epoch's snapshot is cached like any snapshot.
-    options
-        :class:`~hmyframe.FetchOptions` (pacing of validator pages, retries...).
-    progress
-        ``True`` for a bar counting epochs; a callable is called with 1 per epoch done.
-
-    Returns
-    -------
-    StakingHistory
-        ``.network`` (one row per epoch: Nakamoto per shard, Gini, elected count, total stake,
-        median signing...), ``.validators`` (per validator and epoch: stake, status, signing...),
-        ``.voting_power``, ``.delegations``; ``.validator(address)`` selects one validator.
-
-    Examples
-    --------
-    >>> h = hmyframe.staking_history(-5, rpc="devnet")             # doctest: +SKIP
-    >>> h.network[["epoch", "nakamoto", "gini", "total_stake_one"]]  # doctest: +SKIP
-    """
-    if isinstance(rpc, Session):  # an open session is used as it is
-        return await fetch_staking_history(
-            rpc, start_epoch, end_epoch, every, validator=validator, progress=progress
-        )
-    async with Session(rpc, cache=cache, options=options) as session:
-        return await fetch_staking_history(
-            session, start_epoch, end_epoch, every, validator=validator, progress=progress
-        )
 
 
 def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd.DataFrame:

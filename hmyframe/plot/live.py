@@ -344,7 +344,7 @@ def live(
     size_value: object = size
     if not isinstance(size_value, tuple) or len(size_value) != 2:
         raise ConfigError(f"plot.live size must be (width, height) in inches, got {short_repr(size)}")
-    from hmyframe.engine._follow import follow
+    from hmyframe._public import follow
     from hmyframe.rpc import check_heads
 
     check_heads(heads, poll)

@@ -1,4 +1,4 @@
-"""The public fetchers, written once: every ``hmyframe.X`` / ``hmyframe.aio.X`` comes from here.
+"""The public fetchers, written once; :mod:`hmyframe.aio` binds each under its public name.
 
 * Each parameter a fetcher takes is documented once, in :data:`PARAMETERS`.
 * Each *kind* of fetcher has one template coroutine whose signature is the kind's public
@@ -9,22 +9,26 @@
   bound coroutine keeps the template's parameters for mypy (``ParamSpec``) and for ``help()``
   and IDEs (``__signature__``), and gets a docstring built from the dataset's schema.
 * Point lookups (``head``, ``shards``, ``tx_counts``, the ``*_by_hash`` functions...) have
-  signatures of their own and are written here once each, documented from the same table.
-* :func:`sync_twin` makes the blocking twin of any of them (``hmyframe.api``).
-* :data:`REGISTRY` lists every public fetcher; ``hmyframe.engine`` / ``hmyframe.aio`` and
-  ``hmyframe.api`` / ``hmyframe`` each bind every name in it once (a test checks they match).
+  signatures of their own and are written here once each, documented from the same table;
+  so are :func:`follow` (an async iterator of new batches) and :func:`staking_history`.
+* :data:`REGISTRY` lists every fetcher made or documented here (its kind and dataset).
+
+The doors: ``hmyframe.aio.<name>`` is the coroutine (one line of :mod:`hmyframe.aio` binds
+each), ``hmyframe.<name>`` its blocking twin (made by :mod:`hmyframe` from that list on first
+use). Nothing else imports these functions, but :func:`hmyframe.plot.live`, which follows the
+chain below :mod:`hmyframe.aio`'s layer.
 
 A new parameter is added to its kind's template (and documented in :data:`PARAMETERS`); a new
-dataset declares ``fetched_by`` in its module and gets a binding line in ``engine`` and ``api``.
+dataset declares ``fetched_by`` in its module and gets a binding line in :mod:`hmyframe.aio`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import os
 import textwrap
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -32,30 +36,39 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlia
 
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
-from hmyframe._sync import run
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.datasets import sources
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._lookups import (
+from hmyframe.engine import (
+    RANGE_DATASETS,
+    FetchOptions,
     MissingPolicy,
+    Output,
+    Progress,
+    Session,
+    ShardSpec,
+    StakingHistory,
+    block_arg,
+    check_output,
     fetch_pending_cx_receipts,
     fetch_sharding_structure,
+    fetch_snapshot,
+    fetch_staking_history,
+    fetch_tokens,
     fetch_traces_by_hash,
     fetch_transactions_by_hash,
     fetch_tx_counts,
+    follow_shards,
+    parse_range,
+    to_output,
+    tokens_of_transfers,
 )
-from hmyframe.engine._output import Output, check_output, to_output
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_shards as fetch_range_shards
-from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.engine._shards import ShardSpec as ShardSpec
-from hmyframe.engine._shards import shard_ids as _shard_ids
-from hmyframe.engine._shards import shard_label as _label
-from hmyframe.engine._shards import shard_spec as _shard_spec
-from hmyframe.engine._snapshots import fetch_snapshot
-from hmyframe.engine._tokens import fetch_tokens, tokens_of_transfers
+from hmyframe.engine import fetch_shards as fetch_range_shards
+from hmyframe.engine import shard_ids as _shard_ids
+from hmyframe.engine import shard_label as _label
+from hmyframe.engine import shard_spec as _shard_spec
 from hmyframe.errors import ConfigError, short_repr
+from hmyframe.rpc import HeadSource, check_heads
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -70,22 +83,13 @@ __all__ = [
     "Frame",
     "ProgressArg",
     "PublicFunction",
-    "ShardSpec",
     "TraceRpc",
-    "fetch",
-    "head",
-    "pending_cx_receipts",
     "range_fetcher",
-    "shards",
     "snapshot_fetcher",
-    "sync_twin",
     "token_transfers_fetcher",
-    "tokens",
-    "traces_by_hash",
     "traces_fetcher",
-    "transactions_by_hash",
-    "tx_counts",
 ]
+# (the functions written here, head ... staking_history, are bound by hmyframe.aio, their door)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -415,9 +419,14 @@ def _register(
 ) -> None:
     if name in REGISTRY:
         raise ConfigError(f"public fetcher {name!r} is defined twice")
+    _name(function, name)
+    REGISTRY[name] = PublicFunction(name, kind, dataset, function)
+
+
+def _name(function: Any, name: str) -> None:
+    """Name ``function`` as its door does: ``hmyframe.aio.<name>``."""
     function.__module__ = "hmyframe.aio"
     function.__name__ = function.__qualname__ = name
-    REGISTRY[name] = PublicFunction(name, kind, dataset, function)
 
 
 def _bind(
@@ -534,8 +543,9 @@ def _public(
 @_public(
     "any",
     None,
-    'Any range or snapshot dataset by name: ``hmyframe.fetch("traces", 0, 99)``, '
-    '``hmyframe.fetch("validators", block=1500)``.',
+    'Deprecated: any range or snapshot dataset by name (``hmyframe.fetch("traces", 0, 99)``); call '
+    "the dataset's own function (``hmyframe.traces(0, 99)``; by name: "
+    '``getattr(hmyframe, "traces")(0, 99)``).',
     [
         "dataset",
         ("start", "fetch_start"),
@@ -551,6 +561,8 @@ def _public(
     ],
     "pandas.DataFrame (``output`` may ask for a pyarrow.Table or a polars DataFrame)\n"
     "    As the dataset's own function returns it.",
+    "Each dataset has one function per door (``hmyframe.<name>``, ``hmyframe.aio.<name>``); this "
+    "second door by name warns (DeprecationWarning) and will go.",
 )
 async def fetch(
     dataset: str,
@@ -566,6 +578,12 @@ async def fetch(
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
+    warnings.warn(
+        f"hmyframe.fetch({dataset!r}, ...) is deprecated: call hmyframe.{dataset}(...) "
+        f"(await hmyframe.aio.{dataset}(...)); by name: getattr(hmyframe, {dataset!r})(...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     kind = sources.kind_of(dataset)  # ConfigError listing the names if unknown
     if kind == "range":
         if start is None:
@@ -777,22 +795,151 @@ async def traces_by_hash(
     return to_output(table, output, {"not_found": missing})
 
 
-# --------------------------------------------------------------------------- sync twins
+# --------------------------------------------------------------------------- follow, history
 
 
-def sync_twin(coroutine_function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
-    """The blocking twin of a public coroutine: same name, signature and documentation.
+async def follow(
+    dataset: str,
+    start: object = None,
+    shard: object = 0,
+    *,
+    end: int | None = None,
+    rpc: object = None,
+    trace_rpc: str | dict[int, str] | None = None,
+    cache: Any = True,
+    options: Any = None,
+    output: Any = "pandas",
+    poll: float = 1.0,
+    heads: HeadSource | str = "auto",
+) -> AsyncIterator[Any]:
+    """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
 
-    It runs the coroutine with :func:`hmyframe._sync.run`, so it works in scripts and inside a
-    running event loop (Jupyter) alike.
+    Parameters
+    ----------
+    dataset
+        A block-range dataset (``blocks``, ``transactions``, ``staking_transactions``,
+        ``signers``, ``traces``).
+    start
+        First block (any form the fetchers take: a number, a UTC time, ``-100``...): the blocks
+        from there to the head come first, one batch per chunk. ``None`` (default): only blocks
+        after the current head.
+    shard
+        A shard id, a list of ids or ``"all"``: batches of every shard, each batch of one shard.
+    end
+        Stop after this block (``None``: never; break out of the loop or cancel to stop).
+    rpc, trace_rpc, cache, options
+        As for the fetchers; batches are cached like any fetch (``cache=False``: not kept).
+    output
+        ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
+        a fetch of the same blocks.
+    poll
+        Seconds between two polls of the head (the main term of the lag when polling; with a
+        WebSocket, the polling interval while the socket is re-opened).
+    heads
+        ``"auto"`` (default): each shard's WebSocket ``newHeads`` subscription where the node's
+        sharding structure lists a URL, else polling; ``"ws"``: WebSocket only; ``"poll"``:
+        polling only; or a :class:`HeadSource`.
+
+    Yields
+    ------
+    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
+        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
+        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
+        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
+
+    Raises
+    ------
+    ConfigError
+        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end``, ``poll``
+        or ``heads``; with ``heads="ws"``, a shard listing no WebSocket URL.
+
+    Examples
+    --------
+    >>> async for df in hmyframe.aio.follow("transactions", rpc="devnet"):   # doctest: +SKIP
+    ...     print(len(df))
     """
+    if dataset not in RANGE_DATASETS:
+        raise ConfigError(
+            f"follow needs a block-range dataset ({', '.join(RANGE_DATASETS)}), got {short_repr(dataset)}"
+        )
+    check_output(output)
+    spec = _shard_spec(shard)
+    check_heads(heads, poll)
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        ids = await _shard_ids(session, spec)
+        batches = follow_shards(
+            session, [dataset], start, ids, end=end, poll=poll, heads=heads, collect=True, catch_up=False
+        )
+        try:
+            async for batch in batches:
+                attrs = {"shard": batch.shard, "first": batch.first, "last": batch.last, "lag": batch.lag}
+                yield to_output(batch.tables[dataset], output, attrs)
+        finally:
+            with contextlib.suppress(RuntimeError):
+                await batches.aclose()
 
-    @functools.wraps(coroutine_function)
-    def twin(*args: P.args, **kwargs: P.kwargs) -> R:
-        return run(coroutine_function(*args, **kwargs))
 
-    twin.__module__ = "hmyframe"
-    twin.__doc__ = (coroutine_function.__doc__ or "") + (
-        f"\nSynchronous twin of ``await hmyframe.aio.{coroutine_function.__name__}(...)``.\n"
-    )
-    return twin
+async def staking_history(
+    start_epoch: int | None = None,
+    end_epoch: int | None = None,
+    every: int = 1,
+    *,
+    validator: str | None = None,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: bool | Callable[[int], None] = False,
+) -> StakingHistory:
+    """Validator snapshots at the last block of each epoch ``start_epoch..end_epoch``, and the
+    network's figures per epoch.
+
+    Each epoch's last block comes from ``epochLastBlock`` (or, from a node without it, from the
+    blocks' ``epoch`` field); the epoch in progress is taken at the head. Snapshots are cached
+    like any snapshot and paced to the node's validator limiter.
+
+    Parameters
+    ----------
+    start_epoch, end_epoch
+        Inclusive epochs; ``end_epoch=None`` is the current epoch; a negative ``start_epoch``
+        counts back from the end (``staking_history(-5)``: the last five epochs).
+    every
+        Take every ``every``-th epoch.
+    validator
+        A ``one1``/``0x`` address: one validator's history, one cheap
+        ``getValidatorInformationByBlockNumber`` call per epoch (``network`` then has only
+        ``epoch``, ``block``, ``timestamp``, ``complete``).
+    rpc
+        A node URL, ``"devnet"``, a running ``Devnet``, an open ``Client`` or an open
+        :class:`~hmyframe.Session` (default: ``$HMYFRAME_RPC``, else the public mainnet endpoint).
+    cache
+        ``True`` (``data/`` or ``$HMYFRAME_CACHE``), a folder, a ``Cache``, or ``False``: each
+        epoch's snapshot is cached like any snapshot.
+    options
+        :class:`~hmyframe.FetchOptions` (pacing of validator pages, retries...).
+    progress
+        ``True`` for a bar counting epochs; a callable is called with 1 per epoch done.
+
+    Returns
+    -------
+    StakingHistory
+        ``.network`` (one row per epoch: Nakamoto per shard, Gini, elected count, total stake,
+        median signing...), ``.validators`` (per validator and epoch: stake, status, signing...),
+        ``.voting_power``, ``.delegations``; ``.validator(address)`` selects one validator.
+
+    Examples
+    --------
+    >>> h = hmyframe.staking_history(-5, rpc="devnet")             # doctest: +SKIP
+    >>> h.network[["epoch", "nakamoto", "gini", "total_stake_one"]]  # doctest: +SKIP
+    """
+    if isinstance(rpc, Session):  # an open session is used as it is
+        return await fetch_staking_history(
+            rpc, start_epoch, end_epoch, every, validator=validator, progress=progress
+        )
+    async with Session(rpc, cache=cache, options=options) as session:
+        return await fetch_staking_history(
+            session, start_epoch, end_epoch, every, validator=validator, progress=progress
+        )
+
+
+_name(follow, "follow")
+_name(staking_history, "staking_history")
