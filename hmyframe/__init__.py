@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from hmyframe._version import __version__ as __version__
@@ -114,19 +112,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_public_names(), *_MODULES})
-
-
-class _Package(types.ModuleType):
-    """``hmyframe`` itself: importing the submodule ``hmyframe.export`` (the command line does)
-    must not bind the module over the function ``hmyframe.export``."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "export" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def dataset(name: str) -> Dataset:

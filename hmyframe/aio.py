@@ -57,7 +57,7 @@ follow = _public.follow
 staking_history = _public.staking_history
 
 # exports to Parquet / CSV (in this process or on a Dask cluster)
-from hmyframe.export import export as export  # noqa: E402
+from hmyframe.exporting import export as export  # noqa: E402
 
 #: The public functions bound above, in documentation order: ``hmyframe.<name>`` is the blocking
 #: twin of each (a generator for :func:`follow`).

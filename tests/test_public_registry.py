@@ -147,6 +147,10 @@ def test_help_shows_the_real_signature_and_names() -> None:
 
 
 def test_nothing_shadows_a_module_or_is_misnamed() -> None:
+    importlib.import_module("hmyframe.exporting")  # (the command line imports it)
+    assert not isinstance(hmyframe.export, types.ModuleType)
+    assert hmyframe.export.__name__ == "export"
+    assert hmyframe.export.__wrapped__ is aio.export
     assert isinstance(hmyframe.engine, types.ModuleType)
     assert callable(hmyframe.fetch)
     assert hmyframe.fetch.__name__ == "fetch"

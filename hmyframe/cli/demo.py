@@ -19,7 +19,7 @@ import pandas as pd
 
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.export import export
+from hmyframe.exporting import export
 from hmyframe.report import staking_report_async, throughput_report_async
 
 __all__ = ["register", "run"]

@@ -16,7 +16,7 @@ from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
 from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
 from hmyframe.errors import ConfigError
-from hmyframe.export import ExportSummary, export
+from hmyframe.exporting import ExportSummary, export
 
 __all__ = ["register", "run", "shard_list", "until_stopped"]
 

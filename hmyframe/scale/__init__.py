@@ -3,7 +3,7 @@
 Needs the ``dask`` extra (``pip install 'hmyframe[dask]'``: dask, distributed, fsspec); the
 rest of hmyframe never imports it.
 
-* :func:`export_ranges` (used by :func:`hmyframe.export.export` when given ``client=``, and by
+* :func:`export_ranges` (used by :func:`hmyframe.exporting.export` when given ``client=``, and by
   ``hmyframe export --scheduler``): the range's missing chunks are planned here, against the
   output, and each chunk becomes one Dask task (:func:`~hmyframe.scale._tasks.run_chunk`)
   that fetches, converts and writes it on a worker through the normal engine

@@ -22,12 +22,12 @@ from fetch_helpers import exact_sum
 import hmyframe
 from hmyframe import FetchOptions, aio
 from hmyframe.addresses import to_hex, to_one
+from hmyframe.aio import export
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine import Session
 from hmyframe.engine._ranges import fetch_range
 from hmyframe.errors import ConfigError
-from hmyframe.export import export
 from hmyframe.rpc import Client
 
 UNPACED = FetchOptions(validator_pacing=None)

@@ -25,11 +25,11 @@ from fetch_helpers import transactions as truth_transactions
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe.aio import export
 from hmyframe.cache import CacheWarning
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine._session import chain_id_from_hash
 from hmyframe.errors import ConfigError
-from hmyframe.export import export
 
 #: getBlockByNumber per block: the server's call count is the number of blocks fetched.
 PER_BLOCK = FetchOptions(strategy="batch", chunk_size=50)
