@@ -15,7 +15,9 @@ aio.staking_report(...)``; their blocking twins are :mod:`hmyframe.report`'s), b
 use: they load pandas and matplotlib.
 """
 
+import importlib as _importlib
 import inspect as _inspect
+from typing import TYPE_CHECKING, Any
 
 from hmyframe import _public
 from hmyframe.engine import DEFAULT_RPC as DEFAULT_RPC
@@ -59,6 +61,14 @@ staking_history = _public.staking_history
 # exports to Parquet / CSV (in this process or on a Dask cluster)
 from hmyframe.exporting import export as export  # noqa: E402
 
+#: The reports' coroutines, each in the module of its report (bound on first use, below); their
+#: blocking twins are hmyframe.report's.
+REPORTS: dict[str, str] = {
+    "staking_report": "hmyframe.report.staking",
+    "throughput_report": "hmyframe.report.throughput",
+    "validator_report": "hmyframe.report.validator",
+}
+
 #: The public functions bound above, in documentation order: ``hmyframe.<name>`` is the blocking
 #: twin of each (a generator for :func:`follow`).
 FUNCTIONS: tuple[str, ...] = tuple(
@@ -79,4 +89,19 @@ __all__ = [
     "Session",
     "StakingHistory",
     "default_devnet",
+    *REPORTS,
 ]
+
+if TYPE_CHECKING:
+    from hmyframe.report.staking import staking_report as staking_report
+    from hmyframe.report.throughput import throughput_report as throughput_report
+    from hmyframe.report.validator import validator_report as validator_report
+
+
+def __getattr__(name: str) -> Any:
+    """The reports' coroutines, imported on first use (they load pandas and matplotlib)."""
+    if name not in REPORTS:
+        raise AttributeError(f"module 'hmyframe.aio' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(REPORTS[name]), name)
+    globals()[name] = value
+    return value

@@ -146,6 +146,26 @@ def test_help_shows_the_real_signature_and_names() -> None:
     assert not inspect.iscoroutinefunction(hmyframe.blocks)
 
 
+def test_the_reports_async_door_is_aio_and_the_old_names_warn() -> None:
+    from hmyframe import report
+
+    assert set(aio.REPORTS) == {"staking_report", "throughput_report", "validator_report"}
+    for name in aio.REPORTS:
+        coroutine = getattr(aio, name)
+        twin = getattr(report, name)
+        assert inspect.iscoroutinefunction(coroutine)
+        assert not inspect.iscoroutinefunction(twin)
+        assert twin.__wrapped__ is coroutine
+        assert inspect.signature(twin) == inspect.signature(coroutine)
+        assert f"hmyframe.aio.{name}" in (twin.__doc__ or "")
+        assert name in aio.__all__
+        assert name not in aio.FUNCTIONS  # (no twin in hmyframe: the reports' twins are report's)
+        with pytest.warns(DeprecationWarning, match=rf"use hmyframe\.aio\.{name}"):
+            assert getattr(report, f"{name}_async") is coroutine
+    with pytest.raises(AttributeError):
+        report.nosuch_report_async
+
+
 def test_nothing_shadows_a_module_or_is_misnamed() -> None:
     importlib.import_module("hmyframe.exporting")  # (the command line imports it)
     assert not isinstance(hmyframe.export, types.ModuleType)

@@ -1,8 +1,9 @@
 """The staking report: one snapshot's concentration, signing and delegation, what changed since
 an earlier snapshot, and the network's history over the last epochs.
 
-:func:`render` builds the page from frames; :func:`staking_report` fetches them (through the
-normal cached fetchers) and writes the file (``hmyframe report staking`` on the command line).
+:func:`render` builds the page from frames; the coroutine :func:`staking_report` fetches them
+(through the normal cached fetchers) and writes the file. Its doors are ``hmyframe.aio.staking_report``
+and the blocking ``hmyframe.report.staking_report`` (``hmyframe report staking`` on the command line).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from matplotlib.axes import Axes
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine import (
     FetchOptions,
@@ -35,7 +35,7 @@ from hmyframe.metrics import floats
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
-__all__ = ["Snapshot", "render", "staking_report", "staking_report_async"]
+__all__ = ["Snapshot", "render", "staking_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -323,7 +323,7 @@ async def _snapshot(session: Session, block: int | None) -> Snapshot:
     return Snapshot(frames["validators"], frames["voting_power"], frames["delegations"], at, epoch)
 
 
-async def staking_report_async(
+async def staking_report(
     out: str | os.PathLike[str],
     *,
     rpc: object = None,
@@ -375,6 +375,3 @@ async def staking_report_async(
         source = redact_url(session.url)
     page = render(snapshot, previous=previous, history=past, source=source)
     return write(page, path)
-
-
-staking_report = blocking_twin(staking_report_async, "staking_report")

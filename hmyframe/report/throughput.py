@@ -1,10 +1,11 @@
 """The throughput report: a block range's transactions, gas, block times, cross-shard transfers,
 staking directives, fees and token transfers, per shard.
 
-:func:`render` builds the page from frames; :func:`throughput_report` fetches them (blocks,
-transactions, staking transactions, receipts and token transfers of each shard, through the
-normal cached range fetcher) and writes the file (``hmyframe report throughput`` on the command
-line).
+:func:`render` builds the page from frames; the coroutine :func:`throughput_report` fetches them
+(blocks, transactions, staking transactions, receipts and token transfers of each shard, through
+the normal cached range fetcher) and writes the file. Its doors are
+``hmyframe.aio.throughput_report`` and the blocking ``hmyframe.report.throughput_report``
+(``hmyframe report throughput`` on the command line).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import pyarrow as pa
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine import (
     FetchOptions,
@@ -37,7 +37,7 @@ from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
-__all__ = ["render", "throughput_report", "throughput_report_async"]
+__all__ = ["render", "throughput_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 ShardArg = int | str | Sequence[int]
@@ -385,7 +385,7 @@ def _listed_tokens(transfers: pa.Table) -> pa.Table:
     return transfers.filter(pa.array(keep, type=pa.bool_()))
 
 
-async def throughput_report_async(
+async def throughput_report(
     out: str | os.PathLike[str],
     start: object,
     end: object = None,
@@ -445,6 +445,3 @@ async def throughput_report_async(
         source=source,
     )
     return write(page, path)
-
-
-throughput_report = blocking_twin(throughput_report_async, "throughput_report")

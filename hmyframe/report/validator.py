@@ -2,8 +2,10 @@
 
 Signing per epoch, stake and delegators over time, rewards, commission, status changes and the
 largest delegators. :func:`render` builds the page from a validator's history;
-:func:`validator_report` fetches it (one ``getValidatorInformationByBlockNumber`` call per
-epoch, see :func:`hmyframe.staking_history`) and writes the file (``hmyframe report validator``).
+the coroutine :func:`validator_report` fetches it (one ``getValidatorInformationByBlockNumber``
+call per epoch, see :func:`hmyframe.staking_history`) and writes the file. Its doors are
+``hmyframe.aio.validator_report`` and the blocking ``hmyframe.report.validator_report``
+(``hmyframe report validator`` on the command line).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import pandas as pd
 
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
 from hmyframe.engine import FetchOptions, Session, StakingHistory, block_arg, fetch_staking_history
 from hmyframe.errors import ConfigError, redact_url
@@ -26,7 +27,7 @@ from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 from hmyframe.rpc.methods import address_param
 
-__all__ = ["render", "status_changes", "validator_report", "validator_report_async"]
+__all__ = ["render", "status_changes", "validator_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -251,7 +252,7 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
     return page
 
 
-async def validator_report_async(
+async def validator_report(
     out: str | os.PathLike[str],
     address: str,
     *,
@@ -287,6 +288,3 @@ async def validator_report_async(
         history = await fetch_staking_history(session, -epochs, validator=address, progress=progress)
         source = redact_url(session.url)
     return write(render(address, history, source=source), path)
-
-
-validator_report = blocking_twin(validator_report_async, "validator_report")
