@@ -46,6 +46,7 @@ from hmyframe.rpc.heads import HEADS_MODES, HeadReport, HeadSource, ShardHeads, 
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
 from hmyframe.rpc.pacing import is_validator_listing
+from hmyframe.rpc.pool import endpoint_fault
 from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
 from hmyframe.rpc.shared import Caller, ClientStats, ShardInfo
 
@@ -65,6 +66,7 @@ __all__ = [
     "ShardInfo",
     "TokenBucket",
     "check_heads",
+    "endpoint_fault",
     "is_validator_listing",
     "parse_retry_after",
     "watch_heads",

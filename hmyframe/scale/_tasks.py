@@ -38,7 +38,7 @@ from typing import Any
 from hmyframe import errors
 from hmyframe.cache import Cache
 from hmyframe.engine import FetchOptions, Session, fetch_range
-from hmyframe.errors import ClusterError, HmyframeError, RateLimitError, TransportError
+from hmyframe.errors import ClusterError, HmyframeError
 
 __all__ = ["ChunkResult", "ChunkTask", "ErrorRecord", "close_sessions", "run_chunk"]
 
@@ -83,12 +83,6 @@ class ErrorRecord:
         for name, value in self.attributes.items():
             setattr(exc, name, value)
         return exc
-
-    @property
-    def endpoint_fault(self) -> bool:
-        """Whether the endpoints misbehaved (as opposed to a wrong setting, a full disk...)."""
-        kind = getattr(errors, self.kind, None)
-        return isinstance(kind, type) and issubclass(kind, TransportError | RateLimitError)
 
 
 @dataclass(frozen=True)
