@@ -85,7 +85,6 @@ def render(
     Page
         ``page.render()`` is the HTML text.
     """
-    shards = sorted(int(s) for s in blocks["shard_id"].dropna().unique()) if len(blocks) else []
     ranges = [
         f"shard {s}: blocks {int(g.block_number.min()):,}–{int(g.block_number.max()):,}"
         for s, g in blocks.groupby("shard_id")
@@ -94,6 +93,29 @@ def render(
         "Harmony throughput report",
         ["; ".join(ranges) or "an empty range", _span(blocks) + (f" · {source}" if source else "")],
     )
+    times = metrics.block_times(blocks) if len(blocks) else pd.DataFrame()
+    _summary_section(page, blocks, transactions, staking_transactions, times)
+    _activity_section(page, blocks, freq)
+    _production_section(page, blocks, times)
+    _transfers_section(page, transactions, staking_transactions, freq)
+    if receipts is not None:
+        _fees_section(page, receipts, blocks, freq)
+    if token_transfers is not None:
+        _tokens_section(page, token_transfers, tokens)
+    _reading_section(page)
+    return page
+
+
+def _summary_section(
+    page: Page,
+    blocks: pd.DataFrame,
+    transactions: pd.DataFrame,
+    staking_transactions: pd.DataFrame,
+    times: pd.DataFrame,
+) -> None:
+    """The range's figures: blocks, transactions and their rate, senders, value, cross-shard
+    share, gas, block time, staking transactions, contract creations."""
+    shards = sorted(int(s) for s in blocks["shard_id"].dropna().unique()) if len(blocks) else []
     seconds = (
         (
             pd.to_datetime(blocks["timestamp"], utc=True).max()
@@ -103,7 +125,6 @@ def render(
         if len(blocks) > 1
         else 0.0
     )
-    times = metrics.block_times(blocks) if len(blocks) else pd.DataFrame()
     cross = metrics.cross_shard(transactions) if len(transactions) else None
     senders = transactions["from_address"].nunique() if len(transactions) else 0
     creations = (
@@ -150,6 +171,10 @@ def render(
             Card("Contract creations", fmt_count(creations)),
         ]
     )
+
+
+def _activity_section(page: Page, blocks: pd.DataFrame, freq: str) -> None:
+    """Transactions, gas and gas utilisation per time bucket."""
     page.section("Activity")
     page.figure(
         lambda ax: hplot.transactions(blocks, freq, ax=ax), "Transactions per time bucket, stacked by shard."
@@ -158,6 +183,10 @@ def render(
     page.figure(
         lambda ax: hplot.gas_utilisation(blocks, freq, ax=ax), "Gas used as a share of the blocks' gas limit."
     )
+
+
+def _production_section(page: Page, blocks: pd.DataFrame, times: pd.DataFrame) -> None:
+    """Block times per shard (``times``: :func:`hmyframe.metrics.block_times`): a chart and a table."""
     page.section("Block production")
     page.figure(
         lambda ax: hplot.block_times(blocks, ax=ax),
@@ -177,6 +206,12 @@ def render(
         ],
         empty="No blocks in the range.",
     )
+
+
+def _transfers_section(
+    page: Page, transactions: pd.DataFrame, staking_transactions: pd.DataFrame, freq: str
+) -> None:
+    """Cross-shard transfers and staking directives over time, and the figures per shard."""
     page.section("Transfers and staking")
     page.figure(
         lambda ax: hplot.cross_shard(transactions, freq, ax=ax),
@@ -212,10 +247,10 @@ def render(
                 Column("count_share", "cross-shard", fmt_percent, numeric=True),
             ],
         )
-    if receipts is not None:
-        _fees_section(page, receipts, blocks, freq)
-    if token_transfers is not None:
-        _tokens_section(page, token_transfers, tokens)
+
+
+def _reading_section(page: Page) -> None:
+    """How to read the report: buckets, block times, cross-shard, fees, token volumes."""
     page.section("How to read this report")
     page.note(
         "Time buckets are UTC and start on round times, so the first and last buckets may cover only part of "
@@ -226,7 +261,6 @@ def render(
         "decimals where they are known; mints come from and burns go to the zero address, which is not counted "
         "among senders and receivers."
     )
-    return page
 
 
 def _fees_section(page: Page, receipts: pd.DataFrame, blocks: pd.DataFrame, freq: str) -> None:

@@ -113,14 +113,29 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             "The validator has no snapshot in the epochs asked for (created later, or unknown address)."
         )
         return page
-    last = rows.iloc[-1]
-    epochs = rows["snapshot_epoch"].astype("int64")
+    key = rows.iloc[-1]["validator_address"]
     delegations = history.delegations
-    key = last["validator_address"]
     latest = delegations[
         (delegations["validator_address"].astype(object) == key)
-        & (delegations["snapshot_epoch"].astype("int64") == int(epochs.iloc[-1]))
+        & (
+            delegations["snapshot_epoch"].astype("int64")
+            == int(rows["snapshot_epoch"].astype("int64").iloc[-1])
+        )
     ]
+    _summary_section(page, rows, latest)
+    _history_sections(page, rows)
+    _status_section(page, rows)
+    _delegators_section(page, rows, latest, top)
+    _epochs_section(page, rows)
+    return page
+
+
+def _summary_section(page: Page, rows: pd.DataFrame, latest: pd.DataFrame) -> None:
+    """The validator at its last epoch: status, stake, delegators, commission, elections,
+    signing, rewards, uptime (``latest``: its delegations at that epoch)."""
+    last = rows.iloc[-1]
+    epochs = rows["snapshot_epoch"].astype("int64")
+    key = last["validator_address"]
     summary = metrics.delegation_summary(latest) if len(latest) else None
     share = floats(rows["epoch_signing_percentage"]).to_numpy()
     elected = rows["elected"].to_numpy(dtype=bool)
@@ -170,6 +185,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Card("Lifetime uptime", fmt_percent(float(uptime)), "blocks signed / to sign"),
         ]
     )
+
+
+def _history_sections(page: Page, rows: pd.DataFrame) -> None:
+    """Signing, then stake, delegators, rewards and commission, epoch by epoch."""
     page.section("Signing")
     page.figure(
         lambda ax: hplot.validator_history(rows, "signing", ax=ax),
@@ -197,6 +216,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
         "Commission rate, and the maximum it may reach.",
         (8.0, 3.8),
     )
+
+
+def _status_section(page: Page, rows: pd.DataFrame) -> None:
+    """Each epoch whose status differs from the one before."""
     page.section("Status changes")
     page.table(
         status_changes(rows),
@@ -206,6 +229,12 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Column("status", "status after"),
         ],
     )
+
+
+def _delegators_section(page: Page, rows: pd.DataFrame, latest: pd.DataFrame, top: int) -> None:
+    """The ``top`` largest delegations at the last epoch (``latest``), the self delegation marked."""
+    epochs = rows["snapshot_epoch"].astype("int64")
+    key = rows.iloc[-1]["validator_address"]
     page.section(f"Largest delegators at epoch {int(epochs.iloc[-1]):,}")
     if len(latest):
         total = sum(v for v in metrics.exact_ints(latest["amount"]) if v is not None)
@@ -236,6 +265,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
         )
     else:
         page.note("No delegation listed.")
+
+
+def _epochs_section(page: Page, rows: pd.DataFrame) -> None:
+    """One line per epoch: status, signing, stake, delegations, commission."""
     page.section("Per epoch")
     page.table(
         rows.assign(status=[_status(r) for _, r in rows.iterrows()]),
@@ -249,7 +282,6 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Column("rate", "commission", fmt_percent, numeric=True),
         ],
     )
-    return page
 
 
 async def validator_report(
