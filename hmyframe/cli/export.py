@@ -89,6 +89,7 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
+# long: the command's options, one add_argument each, in --help order
 def register(subparsers: Any) -> None:
     """Add the ``export`` sub-command."""
     parser = subparsers.add_parser(

@@ -361,33 +361,12 @@ async def follow_shards(
     source = head_source(session, poll, heads, stall_after=stall_after)
     queue: asyncio.Queue[Batch | BaseException | None] = asyncio.Queue()
 
-    async def one(shard: int) -> None:
-        first, last = await _start(session, names, start, end, shard)
-        if first <= last:
-            pieces = (
-                [(first, last)] if catch_up else split_aligned([(first, last)], session.options.chunk_size)
-            )
-            for a, b in pieces:
-                seen = time.time()
-                tables = await fetch_range(session, names, a, b, shard, collect=collect, tails=True)
-                await queue.put(Batch(shard, a, b, b, seen, time.time(), tables))
-        if end is not None and last >= end:
-            return
-        async for batch in follow_shard(
-            session,
-            names,
-            shard,
-            max(last, first - 1),
-            source,
-            end=end,
-            collect=collect,
-            stall_after=stall_after,
-        ):
-            await queue.put(batch)
-
     async def run(shard: int) -> None:
         try:
-            await one(shard)
+            async for batch in _caught_up_then_followed(
+                session, names, start, shard, source, end, collect, catch_up, stall_after
+            ):
+                await queue.put(batch)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
@@ -411,6 +390,34 @@ async def follow_shards(
             task.cancel()
         # the in-flight writes finish (their threads are waited for), then the tasks end
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _caught_up_then_followed(
+    session: Session,
+    names: Sequence[str],
+    start: object,
+    shard: int,
+    source: HeadSource,
+    end: int | None,
+    collect: bool,
+    catch_up: bool,
+    stall_after: float,
+) -> AsyncIterator[Batch]:
+    """One shard of :func:`follow_shards`: the blocks from ``start`` to the head (one batch, or
+    one per chunk without ``catch_up``), then the new ones as heads announce them."""
+    first, last = await _start(session, names, start, end, shard)
+    if first <= last:
+        pieces = [(first, last)] if catch_up else split_aligned([(first, last)], session.options.chunk_size)
+        for a, b in pieces:
+            seen = time.time()
+            tables = await fetch_range(session, names, a, b, shard, collect=collect, tails=True)
+            yield Batch(shard, a, b, b, seen, time.time(), tables)
+    if end is not None and last >= end:
+        return
+    async for batch in follow_shard(
+        session, names, shard, max(last, first - 1), source, end=end, collect=collect, stall_after=stall_after
+    ):
+        yield batch
 
 
 async def follow_export(

@@ -293,6 +293,41 @@ async def fetch_staking_history(
     blocks = await epoch_last_blocks(session, epochs)
     headers = await gather_or_raise(_header(session, blocks[e][0]) for e in epochs)
     stamps = [_header_int(h, "timestamp") for h in headers]
+    tables, summaries = await _epoch_tables(session, epochs, blocks, validator, progress)
+    network = pd.DataFrame(
+        {
+            "epoch": np.array(epochs, dtype=np.int64),
+            "block": np.array([blocks[e][0] for e in epochs], dtype=np.int64),
+            "timestamp": pd.to_datetime(
+                [math.nan if s is None else s for s in stamps], unit="s", utc=True
+            ).astype("datetime64[ms, UTC]"),
+            "complete": np.array([blocks[e][1] for e in epochs], dtype=bool),
+        }
+    )
+    if validator is None:
+        network = _add_summaries(network, summaries)
+    validators_frame = (
+        pd.concat(tables["validators"], ignore_index=True)
+        if tables["validators"]
+        else metrics.annotate(_concat([], "validators"))
+    )
+    return StakingHistory(
+        network=network,
+        validators=validators_frame,
+        voting_power=_concat(tables["voting_power"], "voting_power"),
+        delegations=_concat(tables["delegations"], "delegations"),
+    )
+
+
+async def _epoch_tables(
+    session: Session,
+    epochs: list[int],
+    blocks: dict[int, tuple[int, bool]],
+    validator: str | None,
+    progress: bool | Callable[[int], None],
+) -> tuple[dict[str, list[pd.DataFrame]], list[dict[str, Any]]]:
+    """Each epoch's snapshot frames at its last block (one validator's, with ``validator``),
+    annotated, and each full snapshot's summary."""
     tables: dict[str, list[pd.DataFrame]] = {
         name: [] for name in ("validators", "voting_power", "delegations")
     }
@@ -323,29 +358,7 @@ async def fetch_staking_history(
             for name in tables:
                 tables[name].append(frames[name])
             bar.update(1)
-    network = pd.DataFrame(
-        {
-            "epoch": np.array(epochs, dtype=np.int64),
-            "block": np.array([blocks[e][0] for e in epochs], dtype=np.int64),
-            "timestamp": pd.to_datetime(
-                [math.nan if s is None else s for s in stamps], unit="s", utc=True
-            ).astype("datetime64[ms, UTC]"),
-            "complete": np.array([blocks[e][1] for e in epochs], dtype=bool),
-        }
-    )
-    if validator is None:
-        network = _add_summaries(network, summaries)
-    validators_frame = (
-        pd.concat(tables["validators"], ignore_index=True)
-        if tables["validators"]
-        else metrics.annotate(_concat([], "validators"))
-    )
-    return StakingHistory(
-        network=network,
-        validators=validators_frame,
-        voting_power=_concat(tables["voting_power"], "voting_power"),
-        delegations=_concat(tables["delegations"], "delegations"),
-    )
+    return tables, summaries
 
 
 def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd.DataFrame:
