@@ -27,6 +27,13 @@ depth). Anything else goes through the holder's entrance (its ``__init__``, whic
 public names in ``__all__``) or a public module of it. :func:`private_imports` lists the
 imports that break the rule.
 
+Layers. :data:`LAYERS` stacks the package's *units* (each subpackage folder, each module at
+the top of ``hmyframe/``) bottom to top, as docs/DESIGN.md draws them: a unit may import the
+units of the layers below its own, never those above, nor another unit of its own layer (but in
+the bottom layer, the shared pieces, whose modules import each other). Every import counts
+(module level, in a function, under ``TYPE_CHECKING``); a unit missing from the table fails
+too, so a new module is placed when it is added.
+
 Long functions. :func:`long_functions` lists the functions of ``hmyframe/`` (the devnet aside)
 longer than :data:`LONG` lines (``def`` line to last line), each with the reason a comment
 ``# long: ...`` right above it (above its decorators) gives, if any.
@@ -286,6 +293,110 @@ def long_functions(root: Path = PACKAGE_ROOT, *, skip: tuple[str, ...] = ("devne
             where = f"{path.relative_to(root.parent).as_posix()}:{node.lineno}"
             found.append(LongFunction(where, node.name, length, m[1] if m else None))
     return sorted(found, key=lambda f: -f.lines)
+
+
+def test_no_import_reaches_into_another_package_s_private_part() -> None:
+    found = private_imports()
+    assert not found, "imports reaching into another package's private part:\n" + "\n".join(map(str, found))
+
+
+def test_no_function_is_longer_than_80_lines_without_a_reason() -> None:
+    bare = [f for f in long_functions() if not f.reason]
+    assert not bare, (
+        f"functions over {LONG} lines: split them into named steps, or write the reason the function "
+        "is one step in a '# long: ...' comment right above it:\n"
+        + "\n".join(f"{f.where} {f.name} ({f.lines} lines)" for f in bare)
+    )
+
+
+# --------------------------------------------------------------------------- layers
+
+#: The units of the package, bottom layer first (docs/DESIGN.md, "Layers", draws the same).
+LAYERS: list[tuple[str, ...]] = [
+    (  # the shared pieces: what every layer may use
+        "errors",
+        "_version",
+        "_lazy",
+        "_json",
+        "_sync",
+        "_tasks",
+        "_spans",
+        "storage",
+        "addresses",
+        "amounts",
+        "_exactint",
+        "_intarrow",
+        "_pandas_meta",
+        "_provenance",
+    ),
+    ("rpc/", "cache/", "metrics/", "devnet/"),
+    ("datasets/",),
+    ("engine/",),
+    ("_public", "_parts"),
+    ("plot/", "scale/"),
+    ("reader", "exporting", "report/"),
+    ("aio", "query"),
+    ("_twins",),
+    ("hmyframe",),
+    ("cli/",),
+    ("__main__",),
+]
+
+
+def unit_of(module: str, modules: Mapping[str, Path]) -> str:
+    """The unit a module belongs to: ``engine/`` for any module of ``hmyframe/engine/``, the
+    module's own name for one at the top of ``hmyframe/``, ``hmyframe`` for its ``__init__``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return parts[0]
+    top = ".".join(parts[:2])
+    return f"{parts[1]}/" if modules[top].name == "__init__.py" else parts[1]
+
+
+def layer_violations(graph: Graph, modules: Mapping[str, Path], layers: list[tuple[str, ...]]) -> list[str]:
+    """Every unit missing from ``layers``, and every import that goes up or sideways."""
+    level = {unit: i for i, layer in enumerate(layers) for unit in layer}
+    problems = sorted(
+        {f"{unit_of(m, modules)} is in no layer of LAYERS" for m in graph if unit_of(m, modules) not in level}
+    )
+    for module, targets in sorted(graph.items()):
+        source = unit_of(module, modules)
+        for target, lines in sorted(targets.items()):
+            unit = unit_of(target, modules)
+            if unit == source or source not in level or unit not in level:
+                continue
+            if level[unit] > level[source] or (level[unit] == level[source] and level[unit] > 0):
+                base = modules[module.split(".")[0]].parent.parent
+                where = modules[module].relative_to(base).as_posix()
+                what = "above" if level[unit] > level[source] else "beside"
+                problems.append(f"{where}:{min(lines)} imports {target}: {unit} is {what} {source} in LAYERS")
+    return problems
+
+
+def test_each_unit_imports_only_the_layers_below_it() -> None:
+    modules = package_modules()
+    problems = layer_violations(import_graph(modules), modules, LAYERS)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_layer_rule_on_a_toy_package(tmp_path: Path) -> None:
+    pkg = tmp_path / "toy"
+    (pkg / "low").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from toy import top\n")
+    (pkg / "base.py").write_text("")
+    (pkg / "util.py").write_text("from toy import base\n")  # beside, in the bottom layer: fine
+    (pkg / "low" / "__init__.py").write_text("from toy.low import a\n")
+    (pkg / "low" / "a.py").write_text("def f():\n    from toy import top\n")  # up, in a function
+    (pkg / "top.py").write_text("from toy.low import a\nfrom toy import side\n")
+    (pkg / "side.py").write_text("")
+    (pkg / "stray.py").write_text("")
+    modules = package_modules(pkg)
+    layers = [("base", "util"), ("low/",), ("top", "side"), ("toy",)]
+    assert layer_violations(import_graph(modules), modules, layers) == [
+        "stray is in no layer of LAYERS",
+        "toy/low/a.py:2 imports toy.top: top is above low/ in LAYERS",
+        "toy/top.py:2 imports toy.side: side is beside top in LAYERS",
+    ]
 
 
 def test_the_entrance_rule_and_the_length_rule_on_a_toy_package(tmp_path: Path) -> None:
