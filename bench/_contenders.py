@@ -51,7 +51,7 @@ def hmyframe_export(p: dict[str, Any]) -> Callable[[], Result]:
 
     import hmyframe.cli.export
     import hmyframe.engine._ranges
-    import hmyframe.export
+    import hmyframe.exporting
     import hmyframe.rpc.client  # noqa: F401
     from hmyframe.cli import main
 

@@ -4,7 +4,7 @@ The devnet runs in its own process; the export runs in another child process (bl
 transactions and staking transactions of shard 0, chunks of 1,000 blocks, into a temporary
 folder), and its peak resident set size is read from the kernel (``os.wait4``) when it exits.
 By default the child runs the command line, ``hmyframe export``, as a user (and
-``bench/compare.py``) does; ``--api`` runs ``hmyframe.export.export`` from Python instead,
+``bench/compare.py``) does; ``--api`` runs ``hmyframe.exporting.export`` from Python instead,
 which imports pandas (pyarrow looks for it at its first array; the command line spares it
 that, see ``hmyframe._lazy.arrow_without_pandas``): about 50 MB more. As a same-run baseline,
 the peak of a child that only imports what that export loads is measured too, so the figure
@@ -28,13 +28,13 @@ from _devnet import one_shard_devnet
 
 EXPORT = """
 import asyncio, sys
-from hmyframe.export import export
+from hmyframe.aio import export
 from hmyframe.engine import FetchOptions
 summary = asyncio.run(export(["blocks", "transactions", "staking_transactions"], 0, int(sys.argv[2]) - 1, 0,
                              rpc=sys.argv[1], out=sys.argv[3], options=FetchOptions(chunk_size=1000)))
 print(sum(d.rows for d in summary.datasets.values()), summary.datasets["transactions"].rows, summary.seconds)
 """
-IMPORT_ONLY = "import hmyframe, hmyframe.export, pandas, pyarrow.parquet; print(0, 0, 0.0)"
+IMPORT_ONLY = "import hmyframe, hmyframe.exporting, pandas, pyarrow.parquet; print(0, 0, 0.0)"
 EXPORT_CLI = """
 import sys, time
 from hmyframe.cli import main
@@ -56,7 +56,7 @@ print(sum(rows.values()), rows.get("transactions", 0), seconds)
 IMPORT_ONLY_CLI = (
     "from hmyframe._lazy import arrow_system_allocator, arrow_without_pandas\n"
     "arrow_system_allocator(); arrow_without_pandas()\n"
-    "import hmyframe.cli.export, hmyframe.export, hmyframe.datasets._registry, hmyframe.engine._ranges\n"
+    "import hmyframe.cli.export, hmyframe.exporting, hmyframe.datasets._registry, hmyframe.engine._ranges\n"
     "import hmyframe.rpc.client, pyarrow.parquet, pyarrow.compute, aiohttp; print(0, 0, 0.0)"
 )
 
@@ -85,7 +85,7 @@ def main(args: argparse.Namespace) -> None:
         f"exported {args.blocks:,} blocks: {int(rows):,} rows ({int(tx_rows):,} transactions), "
         f"{size:,.1f} MB of Parquet, {args.blocks / float(seconds):,.0f} blocks/s ({wall:.0f} s wall)"
     )
-    how = "hmyframe.export.export" if args.api else "hmyframe export"
+    how = "hmyframe.exporting.export" if args.api else "hmyframe export"
     print(
         f"peak RSS of the exporting process ({how}): {peak_mb:,.0f} MB "
         f"(import-only baseline {base_mb:,.0f} MB; limit {args.limit_mb} MB) -> "

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import hmyframe
-from hmyframe.cache import _names as names
+from hmyframe.cache import parse_name, tail_end
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions
 from hmyframe.storage import LOCAL
@@ -37,11 +37,11 @@ def _listed(root: Path, shards: int, seen: dict[tuple[int, int], float]) -> None
     for shard in range(shards):
         for folder in root.glob(f"*/blocks/shard{shard}"):
             for path in folder.iterdir():
-                name = names.parse(path.name)
+                name = parse_name(path.name)
                 if name is None or name.kind == "snapshot":
                     continue
                 try:
-                    end = name.end if name.end is not None else names.tail_end(LOCAL, path)
+                    end = name.end if name.end is not None else tail_end(LOCAL, path)
                 except FileNotFoundError:
                     continue  # a tail renamed to its chunk file since the listing: seen next time
                 for n in range(name.start, end + 1):

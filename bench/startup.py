@@ -41,7 +41,7 @@ CONTENDERS: dict[str, str] = {
     "start of hmyframe export": (
         "from hmyframe.cli import build_parser\n"
         "build_parser('export').parse_args(['export', 'blocks', '--start', '0', '--end', '9'])\n"
-        "import hmyframe.export"
+        "import hmyframe.exporting"
     ),
     "import hmyframe; hmyframe.transactions": "import hmyframe; hmyframe.transactions",
     "import aiohttp (reference)": "import aiohttp",

@@ -8,7 +8,8 @@ Quick tour::
     hmyframe.schema("transactions")                      # columns, Arrow types, descriptions
     swaps = hmyframe.events("uniswap_v2_pair", 0, 999, event="Swap", rpc="devnet")  # decoded logs
 
-Every fetcher has an async twin in :mod:`hmyframe.aio`. Fetched ranges are cached as Parquet
+Every function here has its async twin in :mod:`hmyframe.aio` (the list of them; each function
+here is made from it). Fetched ranges are cached as Parquet
 under ``data/`` (see :mod:`hmyframe.cache`), so a range is fetched once; :func:`read` reads a
 cache or export folder back. Analysis lives in :mod:`hmyframe.metrics` (pure functions),
 :mod:`hmyframe.plot` (matplotlib) and :mod:`hmyframe.report` (one-file HTML reports);
@@ -23,8 +24,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from hmyframe._version import __version__ as __version__
@@ -35,30 +34,27 @@ if TYPE_CHECKING:
     from hmyframe import metrics as metrics
     from hmyframe import plot as plot
     from hmyframe import report as report
+    from hmyframe._twins import *  # noqa: F403  (the blocking twin of each function of hmyframe.aio)
     from hmyframe.amounts import to_one as to_one
     from hmyframe.amounts import to_units as to_units
-    from hmyframe.api import *  # noqa: F403  (every public fetcher, sync)
-    from hmyframe.api import follow as follow
-    from hmyframe.api import staking_history as staking_history
     from hmyframe.cache import Cache as Cache
     from hmyframe.datasets import DATASETS as DATASETS
     from hmyframe.datasets import Dataset
     from hmyframe.datasets import to_pandas as to_pandas
     from hmyframe.engine import FetchOptions as FetchOptions
     from hmyframe.engine import Session as Session
-    from hmyframe.engine._history import StakingHistory as StakingHistory
-    from hmyframe.engine._lookups import NotFoundWarning as NotFoundWarning
-    from hmyframe.engine._public import sync_twin as _sync_twin
+    from hmyframe.engine import StakingHistory as StakingHistory
+    from hmyframe.errors import CacheWarning as CacheWarning
+    from hmyframe.errors import FollowWarning as FollowWarning
     from hmyframe.errors import HmyframeError as HmyframeError
-    from hmyframe.export import export as _export_coroutine
-
-    export = _sync_twin(_export_coroutine)
+    from hmyframe.errors import NotFoundWarning as NotFoundWarning
     from hmyframe.query import sql as sql
     from hmyframe.reader import read as read
     from hmyframe.rpc import Client as Client
     from hmyframe.rpc import RetryPolicy as RetryPolicy
 
-#: Where each name other than the fetchers comes from (imported on first use).
+
+#: Where each name other than the public functions comes from (imported on first use).
 _HOMES = {
     "abi": "hmyframe.abi",
     "aio": "hmyframe.aio",
@@ -72,9 +68,11 @@ _HOMES = {
     "to_pandas": "hmyframe.datasets",
     "FetchOptions": "hmyframe.engine",
     "Session": "hmyframe.engine",
-    "StakingHistory": "hmyframe.engine._history",
-    "NotFoundWarning": "hmyframe.engine._lookups",
+    "StakingHistory": "hmyframe.engine",
     "HmyframeError": "hmyframe.errors",
+    "CacheWarning": "hmyframe.errors",
+    "FollowWarning": "hmyframe.errors",
+    "NotFoundWarning": "hmyframe.errors",
     "read": "hmyframe.reader",
     "sql": "hmyframe.query",
     "Client": "hmyframe.rpc",
@@ -84,57 +82,40 @@ _HOMES = {
 _MODULES = ("abi", "aio", "metrics", "plot", "report")
 
 
-def _public_names() -> list[str]:
-    import hmyframe.engine._accounts  # noqa: F401  (registers the account fetchers)
-    from hmyframe.engine._public import REGISTRY
+def _functions() -> tuple[str, ...]:
+    """The public functions: the blocking twin of each of :data:`hmyframe.aio.FUNCTIONS`
+    (:mod:`hmyframe._twins`)."""
+    functions: tuple[str, ...] = importlib.import_module("hmyframe.aio").FUNCTIONS
+    return functions
 
+
+def _public_names() -> list[str]:
     homes = [n for n in _HOMES if n not in ("metrics", "plot", "report")]
-    return ["__version__", "dataset", "export", "follow", "schema", *homes, *REGISTRY]
+    return ["__version__", "dataset", "schema", *homes, *_functions()]
 
 
 def __getattr__(name: str) -> Any:
     """Every public name, imported on first use (see the module docstring)."""
     if name == "__all__":
         value: Any = _public_names()
-    elif name == "export":
-        # hmyframe.export(...): exports to Parquet / CSV, here or on a Dask cluster (client=);
-        # the module of the same name stays importable (from hmyframe.export import ...)
-        from hmyframe.engine._public import sync_twin
-        from hmyframe.export import export as coroutine
-
-        value = sync_twin(coroutine)
     elif name in _MODULES:
         value = importlib.import_module(f"hmyframe.{name}")
     elif name in _HOMES:
         value = getattr(importlib.import_module(_HOMES[name]), name)
     elif name.startswith("_"):
         raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
+    elif name in _functions():
+        value = getattr(importlib.import_module("hmyframe._twins"), name)
     elif importlib.util.find_spec(f"hmyframe.{name}") is not None:
         value = importlib.import_module(f"hmyframe.{name}")  # a subpackage (hmyframe.engine...)
     else:
-        api = importlib.import_module("hmyframe.api")
-        if not hasattr(api, name):
-            raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
-        value = getattr(api, name)
+        raise AttributeError(f"module 'hmyframe' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_public_names(), *_MODULES})
-
-
-class _Package(types.ModuleType):
-    """``hmyframe`` itself: importing the submodule ``hmyframe.export`` (the command line does)
-    must not bind the module over the function ``hmyframe.export``."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "export" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def dataset(name: str) -> Dataset:

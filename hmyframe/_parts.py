@@ -20,9 +20,9 @@ import pyarrow.csv as pacsv
 
 from hmyframe import datasets as ds
 from hmyframe._spans import cover, rows_between
-from hmyframe.cache import _names as names
-from hmyframe.datasets._base import one_of, one_values
-from hmyframe.engine._blocks import parse_range
+from hmyframe.cache import parse_name, tail_end
+from hmyframe.datasets import one_of, one_values
+from hmyframe.engine import parse_range
 from hmyframe.errors import CacheError, ConfigError
 from hmyframe.storage import Storage
 
@@ -51,7 +51,7 @@ def _files_once(
     ranges: list[tuple[int, int, PurePath]] = []
     snapshots: dict[int, PurePath] = {}
     for path in sorted(files.listdir(folder), key=lambda p: (p.suffix != ".parquet", p.name)):
-        what = names.parse(path.name)
+        what = parse_name(path.name)
         if what is None or what.dataset != name:
             continue
         if what.kind == "snapshot":
@@ -60,7 +60,7 @@ def _files_once(
             ranges.append((what.start, what.end, path))
         else:
             try:
-                ranges.append((what.start, names.tail_end(files, path), path))
+                ranges.append((what.start, tail_end(files, path), path))
             except FileNotFoundError:
                 return None
     return ranges, snapshots

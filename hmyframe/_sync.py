@@ -119,38 +119,45 @@ async def _aclose(items: AsyncIterator[Any]) -> None:
     await close()
 
 
-def blocking_twin(coroutine_function: Callable[P, Coroutine[Any, Any, T]], name: str) -> Callable[P, T]:
-    """The blocking function ``name`` that runs ``coroutine_function`` with :func:`run`.
+def blocking_twin(
+    coroutine_function: Callable[P, Coroutine[Any, Any, T]], name: str, *, module: str = "hmyframe"
+) -> Callable[P, T]:
+    """The blocking function ``module.name`` that runs ``coroutine_function`` with :func:`run`.
 
-    Same signature and documentation (plus a line naming the coroutine), so a public coroutine is
-    written once and its sync twin is one line.
+    Same signature and documentation (plus a line naming its async door, ``hmyframe.aio.<name>``),
+    so a public coroutine is written once and its sync twin is made from it: the one maker of
+    sync twins (``hmyframe`` makes those of :mod:`hmyframe.aio`'s functions, ``hmyframe.report``
+    those of the reports). ``twin.__wrapped__`` is the coroutine function.
     """
 
     @functools.wraps(coroutine_function)
     def twin(*args: P.args, **kwargs: P.kwargs) -> T:
         return run(coroutine_function(*args, **kwargs))
 
+    twin.__module__ = module
     twin.__name__ = twin.__qualname__ = name
     twin.__doc__ = (coroutine_function.__doc__ or "") + (
-        f"\n    Blocking twin of ``await {coroutine_function.__module__}.{coroutine_function.__name__}(...)``"
-        " (works inside Jupyter's running loop too).\n"
+        f"\n    Blocking twin of ``await hmyframe.aio.{name}(...)`` (works inside Jupyter's running loop too).\n"
     )
     return twin
 
 
-def iterating_twin(function: Callable[P, AsyncIterator[T]], name: str) -> Callable[P, Iterator[T]]:
-    """The generator ``name`` that iterates ``function``'s async iterator with :func:`iterate`.
+def iterating_twin(
+    function: Callable[P, AsyncIterator[T]], name: str, *, module: str = "hmyframe"
+) -> Callable[P, Iterator[T]]:
+    """The generator ``module.name`` that iterates ``function``'s async iterator with :func:`iterate`.
 
-    Same signature and documentation (plus a line naming the async twin).
+    Same signature and documentation (plus a line naming its async door, ``hmyframe.aio.<name>``).
     """
 
     @functools.wraps(function)
     def twin(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
         yield from iterate(function(*args, **kwargs))
 
+    twin.__module__ = module
     twin.__name__ = twin.__qualname__ = name
     twin.__doc__ = (function.__doc__ or "") + (
-        f"\n    Generator twin of ``async for ... in {function.__module__}.{function.__name__}(...)``"
-        " (works inside Jupyter's running loop too).\n"
+        f"\n    Generator twin of ``async for ... in hmyframe.aio.{name}(...)`` (works inside Jupyter's "
+        "running loop too).\n"
     )
     return twin

@@ -27,6 +27,15 @@ The hierarchy::
     ├── ClusterError                   a Dask task failed outside hmyframe (a worker kept dying)
     └── ConversionWorkerError          a conversion worker process died
 
+Warnings (``UserWarning``: what went wrong was waited out or worked around, and the result is
+complete; each message says what)::
+
+    CacheWarning                       a cache file was stale or corrupt: refetched
+    NotFoundWarning                    hashes the node does not know (``df.attrs["not_found"]``)
+    FollowWarning                      the node being followed misbehaved; following goes on
+    NonStandardTokenWarning            a token's replayed balances differ from its balanceOf
+                                       (hmyframe.holders; df.attrs["mismatches"])
+
 Every message names what was being done: the endpoint (with credentials and API keys
 redacted, see :func:`redact_url`), the method and its params, or the dataset, field and
 offending value.
@@ -44,17 +53,21 @@ __all__ = [
     "AddressError",
     "AmountError",
     "CacheError",
+    "CacheWarning",
     "ClusterError",
     "ConfigError",
     "ConnectionFailedError",
     "ConversionWorkerError",
+    "FollowWarning",
     "HTTPStatusError",
     "HistoryUnavailableError",
     "HmyframeError",
     "InconsistentAnswerError",
     "InvalidParamsError",
     "MethodNotFoundError",
+    "NonStandardTokenWarning",
     "NotFoundError",
+    "NotFoundWarning",
     "QueryError",
     "RateLimitError",
     "ResponseShapeError",
@@ -403,3 +416,23 @@ class ClusterError(HmyframeError):
 class ConversionWorkerError(HmyframeError):
     """A conversion worker process (``FetchOptions.convert_processes``) died converting a chunk:
     nothing of that chunk was kept, and running again fetches it."""
+
+
+# --------------------------------------------------------------------------- warnings
+
+
+class CacheWarning(UserWarning):
+    """A cache file was found stale or corrupt and will be refetched."""
+
+
+class NotFoundWarning(UserWarning):
+    """Some requested hashes are unknown to the node (their list is in ``df.attrs["not_found"]``)."""
+
+
+class FollowWarning(UserWarning):
+    """The node being followed misbehaved (unreachable, stalled, a lower head); following goes on."""
+
+
+class NonStandardTokenWarning(UserWarning):
+    """A token's replayed balances differ from its ``balanceOf`` (fee-on-transfer, rebasing...):
+    :func:`hmyframe.holders` lists them in ``df.attrs["mismatches"]``."""

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import datasets as ds
-from hmyframe.engine._output import Output, check_output, to_output
+from hmyframe.engine import Output, check_output, to_output
 from hmyframe.errors import ConfigError, QueryError, short_repr
 from hmyframe.reader import datasets_in, read
 
@@ -150,25 +150,38 @@ def sql(
     try:
         for name in used:
             con.register(name, read(name, path, chain=chain, output="arrow"))
-        try:
-            relation = con.sql(query, params=params)
-            if relation is None:
-                raise QueryError(f"the query {short_repr(query)} gives no rows: expected a SELECT")
-            # duckdb 2 names it to_arrow_table, 1.x arrow
-            result = (getattr(relation, "to_arrow_table", None) or relation.arrow)()
-        except duckdb.CatalogException as exc:
-            shown = ", ".join(available) or "none"
-            raise QueryError(
-                f"the query {short_repr(query)} names something that is not there: {_reason(exc)} "
-                f"(views under {_where(path)}: {shown})"
-            ) from None
-        except duckdb.ParserException as exc:
-            raise QueryError(f"the query {short_repr(query)} is not valid SQL: {_reason(exc)}") from None
-        except duckdb.Error as exc:
-            raise QueryError(f"the query {short_repr(query)} failed: {_reason(exc)}") from None
+        result = _run(duckdb, con, query, params, available, path)
     finally:
         con.close()
     return to_output(_dataset_types(result, [available[n] for n in used]), output)
+
+
+def _run(
+    duckdb: Any,
+    con: Any,
+    query: str,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    available: Mapping[str, pa.Schema],
+    path: str | os.PathLike[str] | None,
+) -> pa.Table:
+    """The query's result as an Arrow table, or a :class:`QueryError` with DuckDB's reason."""
+    try:
+        relation = con.sql(query, params=params)
+        if relation is None:
+            raise QueryError(f"the query {short_repr(query)} gives no rows: expected a SELECT")
+        # duckdb 2 names it to_arrow_table, 1.x arrow
+        table: pa.Table = (getattr(relation, "to_arrow_table", None) or relation.arrow)()
+    except duckdb.CatalogException as exc:
+        shown = ", ".join(available) or "none"
+        raise QueryError(
+            f"the query {short_repr(query)} names something that is not there: {_reason(exc)} "
+            f"(views under {_where(path)}: {shown})"
+        ) from None
+    except duckdb.ParserException as exc:
+        raise QueryError(f"the query {short_repr(query)} is not valid SQL: {_reason(exc)}") from None
+    except duckdb.Error as exc:
+        raise QueryError(f"the query {short_repr(query)} failed: {_reason(exc)}") from None
+    return table
 
 
 def _dataset_types(table: pa.Table, schemas: Sequence[pa.Schema]) -> pa.Table:

@@ -29,8 +29,7 @@ from hmyframe import datasets as ds
 from hmyframe._parts import Part, block_bounds, files_of
 from hmyframe._spans import cover
 from hmyframe.cache import default_root
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._output import Output, check_output, to_output
+from hmyframe.engine import Output, check_output, parse_range, to_output
 from hmyframe.errors import ConfigError, short_repr
 from hmyframe.storage import Storage, open_storage
 
@@ -131,6 +130,37 @@ def read(
     >>> tx = hmyframe.read("transactions", "exports/", start="2026-01-01")     # doctest: +SKIP
     """
     spec = ds.get(dataset)
+    _check_arguments(output, engine)
+    files, root = open_storage(path if path is not None else default_root())
+    if engine == "dask" and isinstance(root, Path):
+        root = root.absolute()  # the partitions may be read by workers in other folders
+    where = files.url(root)
+    if not files.is_dir(root):
+        raise ConfigError(f"{where} is not a folder")
+    _check_blocks(spec, start, end, block)
+    folders = _chain_folders(_shard_folders(files, root, dataset), dataset, chain, where)
+    if start is not None or end is not None:
+        parse_range(start if start is not None else 0, end)  # a spec that is not understood fails here
+    found = {int(_SHARD.fullmatch(f.name)[1]): f for f in folders}  # type: ignore[index]
+    parts: list[Part] = []
+    for s in _select_shards(found, shard, dataset):
+        parts += _shard_parts(files, found[s], spec, start, end, block)
+    return _result(parts, spec, output, engine)
+
+
+def _result(parts: list[Part], spec: ds.Dataset, output: Output, engine: str) -> Any:
+    """The parts read into one table (or, with Dask, one lazy partition each)."""
+    if engine == "dask":
+        from hmyframe.scale import read_dask
+
+        return read_dask(parts, spec)
+    tables = [part.table() for part in parts]
+    table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
+    return to_output(table, output, provenance_attrs(parts))
+
+
+def _check_arguments(output: object, engine: object) -> None:
+    """Refuse an output or engine that does not exist or fit the other."""
     check_output(output)
     if engine not in ("pandas", "dask"):
         raise ConfigError(f"engine must be 'pandas' or 'dask', got {short_repr(engine)}")
@@ -138,18 +168,18 @@ def read(
         raise ConfigError(
             f"engine='dask' gives a Dask DataFrame of pandas partitions: output must be 'pandas', got {output!r}"
         )
-    files, root = open_storage(path if path is not None else default_root())
-    if engine == "dask" and isinstance(root, Path):
-        root = root.absolute()  # the partitions may be read by workers in other folders
-    where = files.url(root)
-    if not files.is_dir(root):
-        raise ConfigError(f"{where} is not a folder")
-    kind = spec.fetched_by
-    if kind == "snapshot" and (start is not None or end is not None):
-        raise ConfigError(f"{dataset} is a snapshot dataset: give block=, not start / end")
-    if kind != "snapshot" and block is not None:
-        raise ConfigError(f"{dataset} is not a snapshot dataset: give start / end, not block=")
-    folders = _shard_folders(files, root, dataset)
+
+
+def _check_blocks(spec: ds.Dataset, start: object, end: object, block: object) -> None:
+    """Refuse a range for a snapshot dataset, or a snapshot block for a range dataset."""
+    if spec.fetched_by == "snapshot" and (start is not None or end is not None):
+        raise ConfigError(f"{spec.name} is a snapshot dataset: give block=, not start / end")
+    if spec.fetched_by != "snapshot" and block is not None:
+        raise ConfigError(f"{spec.name} is not a snapshot dataset: give start / end, not block=")
+
+
+def _chain_folders(folders: list[PurePath], dataset: str, chain: str | None, where: str) -> list[PurePath]:
+    """The shard folders of one chain: ``chain``'s, or the only chain's."""
     chains = sorted({_chain_of(f) for f in folders})
     if chain is not None:
         folders = [f for f in folders if _chain_of(f) == chain]
@@ -161,39 +191,36 @@ def read(
         raise ConfigError(f"{where} holds {dataset} files of several chains {chains}: choose one with chain=")
     if not folders:
         raise ConfigError(f"no {dataset} files under {where}")
-    if start is not None or end is not None:
-        parse_range(start if start is not None else 0, end)  # a spec that is not understood fails here
-    found = {int(_SHARD.fullmatch(f.name)[1]): f for f in folders}  # type: ignore[index]
-    parts: list[Part] = []
-    for s in _select_shards(found, shard, dataset):
-        ranges, snapshots = files_of(files, found[s], dataset)
-        if kind == "snapshot" or (snapshots and not ranges):
-            blocks = sorted(snapshots) if block is None else [block]
-            for b in blocks:
-                if b not in snapshots:
-                    raise ConfigError(f"no {dataset} snapshot at block {b}; snapshots: {sorted(snapshots)}")
-                parts.append(Part(files, snapshots[b], dataset))
-            continue
-        bounds = None
-        first, final = 0, None
-        if start is not None or end is not None:
-            last = max((e for _, e, _ in ranges), default=0)
-            bounds = (start if start is not None else 0, end, last)
-            low, high, _ = block_bounds(*bounds)
-            first, final = low or 0, high
-        parts.extend(
-            Part(files, file, dataset, lo, hi, bounds)
-            for lo, hi, file in cover(ranges)
-            if hi >= first
-            and (final is None or lo <= final)  # files wholly outside the blocks asked are not read
-        )
-    if engine == "dask":
-        from hmyframe.scale import read_dask
+    return folders
 
-        return read_dask(parts, spec)
-    tables = [part.table() for part in parts]
-    table = pa.concat_tables(tables) if tables else spec.schema.empty_table()
-    return to_output(table, output, provenance_attrs(parts))
+
+def _shard_parts(
+    files: Storage, folder: PurePath, spec: ds.Dataset, start: object, end: object, block: int | None
+) -> list[Part]:
+    """What to read of one shard folder: its snapshot(s), or the non-overlapping cover of its
+    range files (those wholly outside ``start``..``end`` are not read)."""
+    dataset = spec.name
+    ranges, snapshots = files_of(files, folder, dataset)
+    if spec.fetched_by == "snapshot" or (snapshots and not ranges):
+        blocks = sorted(snapshots) if block is None else [block]
+        parts = []
+        for b in blocks:
+            if b not in snapshots:
+                raise ConfigError(f"no {dataset} snapshot at block {b}; snapshots: {sorted(snapshots)}")
+            parts.append(Part(files, snapshots[b], dataset))
+        return parts
+    bounds = None
+    first, final = 0, None
+    if start is not None or end is not None:
+        last = max((e for _, e, _ in ranges), default=0)
+        bounds = (start if start is not None else 0, end, last)
+        low, high, _ = block_bounds(*bounds)
+        first, final = low or 0, high
+    return [
+        Part(files, file, dataset, lo, hi, bounds)
+        for lo, hi, file in cover(ranges)
+        if hi >= first and (final is None or lo <= final)
+    ]
 
 
 def datasets_in(

@@ -24,7 +24,7 @@ END = DEVNET["blocks"] - 1
 def _fetched() -> dict[str, pd.DataFrame]:
     with Devnet(**DEVNET, validator_rate_limit=False) as net:
         return {
-            name: hmyframe.fetch(name, 0, END, shard="all", rpc=net.url, cache=False)
+            name: getattr(hmyframe, name)(0, END, shard="all", rpc=net.url, cache=False)
             for name in ("blocks", "transactions", "staking_transactions", "receipts", "token_transfers")
         }
 

@@ -8,14 +8,15 @@ import inspect
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import hmyframe
 from hmyframe import FetchOptions, aio
+from hmyframe._public import REGISTRY
 from hmyframe.devnet import Chain, Devnet, DevnetStats
-from hmyframe.engine._public import REGISTRY
 from hmyframe.errors import ConfigError
 
 SYNC_NAMES = sorted(REGISTRY)
@@ -86,12 +87,25 @@ def test_rpc_devnet_is_the_embedded_devnet() -> None:
 
 
 def test_point_lookups_are_not_fetched_by_name(devnet: Devnet) -> None:
-    with pytest.raises(ConfigError, match=r"use hmyframe\.tx_counts\(\)"):
+    with pytest.deprecated_call(), pytest.raises(ConfigError, match=r"use hmyframe\.tx_counts\(\)"):
         hmyframe.fetch("tx_counts", 0, 9, rpc=devnet, cache=False)
-    with pytest.raises(ConfigError, match="unknown dataset"):
+    with pytest.deprecated_call(), pytest.raises(ConfigError, match="unknown dataset"):
         hmyframe.fetch("nosuch", 0, 9, rpc=devnet, cache=False)
     with pytest.raises(ConfigError, match="rpc must be an http"):
         hmyframe.head(rpc="ftp://example.com")
+
+
+def test_the_door_by_name_is_deprecated_and_names_the_dataset_s_own(devnet: Devnet) -> None:
+    with pytest.warns(DeprecationWarning, match=r"call hmyframe\.blocks\(\.\.\.\)") as caught:
+        by_name = hmyframe.fetch("blocks", 0, 9, rpc=devnet, cache=False)
+    assert len(caught) == 1
+    pd.testing.assert_frame_equal(by_name, hmyframe.blocks(0, 9, rpc=devnet, cache=False), check_exact=True)
+
+
+def _by_name(*args: Any, **kwargs: Any) -> Any:
+    """The deprecated door by name (it warns; its argument checks still hold)."""
+    with pytest.deprecated_call():
+        return hmyframe.fetch(*args, **kwargs)
 
 
 SENDER = Chain(blocks=400, seed=7).block(0, 5).transactions[0].sender
@@ -101,8 +115,8 @@ TX = Chain(blocks=400, seed=7).block(0, 5).transactions[0].hash
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda net: hmyframe.fetch("validators", 5, rpc=net, cache=False), "snapshot at one block"),
-        (lambda net: hmyframe.fetch("blocks", 0, 9, block=5, rpc=net, cache=False), "give start/end"),
+        (lambda net: _by_name("validators", 5, rpc=net, cache=False), "snapshot at one block"),
+        (lambda net: _by_name("blocks", 0, 9, block=5, rpc=net, cache=False), "give start/end"),
         (lambda net: hmyframe.tx_counts([SENDER], 10**6, rpc=net), "block 1000000 is beyond the head 399"),
         (lambda net: hmyframe.tx_counts([SENDER], 5, shard=9, rpc=net), "shard 9 is not served"),
         (

@@ -1,40 +1,77 @@
 """The public API comes from one registry (issue 7, points 6 and 11): every fetcher is bound once
-in ``hmyframe.aio`` and once in ``hmyframe``, matches the datasets registry, and documents every
-parameter it takes. Nothing here lists the fetchers by hand."""
+in ``hmyframe.aio`` and its blocking twin once in ``hmyframe``, matches the datasets registry, and
+documents every parameter it takes; one door each (issue 25). Nothing here lists the fetchers by
+hand."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import re
 import types
+from pathlib import Path
 
 import pytest
 
 import hmyframe
-from hmyframe import aio, api
+from hmyframe import _twins, aio
+from hmyframe._public import PARAMETERS, REGISTRY
 from hmyframe.datasets import DATASETS
-from hmyframe.engine._public import PARAMETERS, REGISTRY
 
 NAMES = list(REGISTRY)
 
 
 def _bound_fetchers(module: types.ModuleType) -> set[str]:
-    """Names in ``module`` bound to a registered coroutine or to the sync twin of one."""
+    """Names in ``module`` (its own, and those it makes on first use) bound to a registered
+    coroutine or to the sync twin of one."""
     functions = [e.function for e in REGISTRY.values()]
+    names = dir(module)
     return {
         name
-        for name, value in vars(module).items()
-        if any(value is f or getattr(value, "__wrapped__", None) is f for f in functions)
+        for name in names
+        if any(
+            (value := getattr(module, name)) is f or getattr(value, "__wrapped__", None) is f
+            for f in functions
+        )
     }
 
 
 def test_every_registered_fetcher_is_bound_once_async_and_once_sync() -> None:
-    assert set(NAMES) == _bound_fetchers(aio) == _bound_fetchers(api)
+    assert set(NAMES) == _bound_fetchers(aio) == _bound_fetchers(hmyframe)
     for name in NAMES:
         assert getattr(aio, name) is REGISTRY[name].function
-        assert getattr(hmyframe, name) is getattr(api, name)
+        assert getattr(hmyframe, name).__wrapped__ is REGISTRY[name].function
         assert name in hmyframe.__all__
         assert name in aio.__all__
+
+
+def test_each_public_function_has_one_async_door_and_one_sync_door() -> None:
+    # aio's list is the one list: hmyframe's functions are exactly the blocking twins of its
+    # functions (the reports' twins are hmyframe.report's), spelled out once in _twins for
+    # type checkers, in aio's order
+    assert set(REGISTRY) <= set(aio.FUNCTIONS)
+    assert {"follow", "staking_history", "export"} <= set(aio.FUNCTIONS)
+    tree = ast.parse(Path(_twins.__file__).read_text(encoding="utf-8"))
+    bound = [
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
+    assert tuple(bound) == aio.FUNCTIONS
+    for name in aio.FUNCTIONS:
+        twin = getattr(hmyframe, name)
+        assert twin is getattr(_twins, name)
+        assert twin.__wrapped__ is getattr(aio, name)
+        assert twin.__module__ == "hmyframe"
+        assert name in hmyframe.__all__
+    # the old doors are gone: no hmyframe.api, no public function in the engine's entrance
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("hmyframe.api")
+    engine = vars(hmyframe.engine).values()
+    assert not [f for f in aio.FUNCTIONS if getattr(aio, f) in engine]
 
 
 def test_every_range_and_snapshot_dataset_has_its_fetcher() -> None:
@@ -109,7 +146,31 @@ def test_help_shows_the_real_signature_and_names() -> None:
     assert not inspect.iscoroutinefunction(hmyframe.blocks)
 
 
+def test_the_reports_async_door_is_aio_and_the_old_names_warn() -> None:
+    from hmyframe import report
+
+    assert set(aio.REPORTS) == {"staking_report", "throughput_report", "validator_report"}
+    for name in aio.REPORTS:
+        coroutine = getattr(aio, name)
+        twin = getattr(report, name)
+        assert inspect.iscoroutinefunction(coroutine)
+        assert not inspect.iscoroutinefunction(twin)
+        assert twin.__wrapped__ is coroutine
+        assert inspect.signature(twin) == inspect.signature(coroutine)
+        assert f"hmyframe.aio.{name}" in (twin.__doc__ or "")
+        assert name in aio.__all__
+        assert name not in aio.FUNCTIONS  # (no twin in hmyframe: the reports' twins are report's)
+        with pytest.warns(DeprecationWarning, match=rf"use hmyframe\.aio\.{name}"):
+            assert getattr(report, f"{name}_async") is coroutine
+    with pytest.raises(AttributeError):
+        report.nosuch_report_async
+
+
 def test_nothing_shadows_a_module_or_is_misnamed() -> None:
+    importlib.import_module("hmyframe.exporting")  # (the command line imports it)
+    assert not isinstance(hmyframe.export, types.ModuleType)
+    assert hmyframe.export.__name__ == "export"
+    assert hmyframe.export.__wrapped__ is aio.export
     assert isinstance(hmyframe.engine, types.ModuleType)
     assert callable(hmyframe.fetch)
     assert hmyframe.fetch.__name__ == "fetch"

@@ -42,7 +42,7 @@ def test_the_export_command_starts_without_pandas_pyarrow_numpy_or_matplotlib() 
     out = _loaded_after(
         "from hmyframe.cli import build_parser\n"
         "args = build_parser('export').parse_args(['export', 'blocks', '--start', '0', '--end', '9'])\n"
-        "import hmyframe.export\n"
+        "import hmyframe.exporting\n"
         "out['datasets'] = args.datasets"
     )
     assert out["datasets"] == "blocks"

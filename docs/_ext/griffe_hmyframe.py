@@ -1,9 +1,10 @@
 """Griffe extension for the API pages (mkdocs.yml loads it; nothing in the package imports it).
 
-* The public fetchers of ``hmyframe.aio`` and ``hmyframe.api`` are made at import time from the
-  datasets registry (``blocks = _public.range_fetcher("blocks")``, ``blocks = _twin(_aio.blocks)``),
-  so static analysis sees attributes without docstrings. Each such attribute whose value at run
-  time is a function is replaced by that function: its signature and its docstring.
+* The public functions of ``hmyframe.aio`` and their blocking twins in ``hmyframe._twins`` are
+  made or documented at import time (``blocks = _public.range_fetcher("blocks")``, ``balances =
+  _public.balances`` whose docstring its decorator writes, ``blocks = _twin(_aio.blocks, ...)``),
+  so static analysis sees attributes (or aliases) without docstrings. Each such member whose
+  value at run time is a function is replaced by that function: its signature and its docstring.
 * Docstrings use Sphinx roles (``:func:`gini```) and reST literal blocks (``::``); Markdown has
   neither, so a role is shown as the code span of its target and ``::`` as ``:``.
 """
@@ -18,7 +19,7 @@ from typing import Any
 import griffe
 
 #: Modules whose public names are bound at import time (see the module docstring).
-DYNAMIC = ("hmyframe.aio", "hmyframe.api")
+DYNAMIC = ("hmyframe.aio", "hmyframe._twins")
 
 _ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|attr|data|exc|obj|const):`~?([^`]+)`")
 _LITERAL = re.compile(r"(?<=\S)::$", re.M)
@@ -71,8 +72,10 @@ class HmyframeDocs(griffe.Extension):
         runtime = importlib.import_module(mod.path)
         for name, member in list(mod.members.items()):
             value = getattr(runtime, name, None)
-            if isinstance(member, griffe.Attribute) and inspect.isfunction(value):
-                mod.set_member(name, _function(name, value, member.lineno, mod.docstring))
+            if isinstance(member, griffe.Attribute | griffe.Alias) and inspect.isfunction(value):
+                # (an alias's own line: its target's may not be loaded)
+                line = member.alias_lineno if isinstance(member, griffe.Alias) else member.lineno
+                mod.set_member(name, _function(name, value, line, mod.docstring))
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         self._markdown(obj)

@@ -18,10 +18,27 @@ signatures, the built-ins), ``_codec`` (the general decoder, one value at a time
 (the vectorised one-word decoder), ``_columns`` (the column layout and frames), ``_decode``
 (tables by events / functions), ``_api`` (what the public functions return); ``builtin/`` holds
 the built-in interfaces as ABI JSON.
+
+For :func:`hmyframe.events` / :func:`hmyframe.calls` (their coroutines in
+:mod:`hmyframe._public`): :func:`choose_events` / :func:`choose_functions` and
+:func:`addresses_filter` check the arguments before any request, :func:`decode_chosen_logs` /
+:func:`decode_chosen_calls` decode the table read through the cache (off the event loop) and
+:func:`shape` makes the result; :func:`keys_of` names each event's frame (the ``hmyframe events``
+command's files too).
 """
 
-from hmyframe.abi._api import decode_calls, decode_logs
+from hmyframe.abi._api import (
+    choose_events,
+    choose_functions,
+    decode_calls,
+    decode_chosen_calls,
+    decode_chosen_logs,
+    decode_logs,
+    keys_of,
+    shape,
+)
 from hmyframe.abi._codec import decode
+from hmyframe.abi._decode import addresses_filter
 from hmyframe.abi._parse import BUILTIN_ABIS, Abi, builtin, parse_abi
 from hmyframe.abi._types import AbiType, Event, Function, Param, event_topic, function_selector, parse_type
 
@@ -32,12 +49,19 @@ __all__ = [
     "Event",
     "Function",
     "Param",
+    "addresses_filter",
     "builtin",
+    "choose_events",
+    "choose_functions",
     "decode",
     "decode_calls",
+    "decode_chosen_calls",
+    "decode_chosen_logs",
     "decode_logs",
     "event_topic",
     "function_selector",
+    "keys_of",
     "parse_abi",
     "parse_type",
+    "shape",
 ]

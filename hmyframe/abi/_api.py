@@ -2,7 +2,7 @@
 
 One job: choose the events (functions) a caller asks for, name them, decode a table with them
 and shape the result: one frame for one event, else a dict of frames by name. The fetchers
-(:mod:`hmyframe.engine._public`) call these after reading the cached ``logs`` /
+(:mod:`hmyframe._public`) call these after reading the cached ``logs`` /
 ``transactions`` / ``traces``; a caller with a table already (``hmyframe.read("logs")``) calls
 them directly.
 """
@@ -20,7 +20,16 @@ from ._decode import decode_logs as _decode_logs
 from ._parse import is_bare_signature, parse_abi, select
 from ._types import Event, Function
 
-__all__ = ["choose_events", "choose_functions", "decode_calls", "decode_logs", "keys_of", "shape"]
+__all__ = [
+    "choose_events",
+    "choose_functions",
+    "decode_calls",
+    "decode_chosen_calls",
+    "decode_chosen_logs",
+    "decode_logs",
+    "keys_of",
+    "shape",
+]
 
 Output = Literal["pandas", "arrow", "polars"]
 
@@ -64,9 +73,24 @@ def choose_functions(abi: object, function: object) -> tuple[list[Function], boo
     )
 
 
+def decode_chosen_logs(logs: object, events: Sequence[Event], address: object) -> list[Decoded]:
+    """``logs`` decoded by ``events`` already chosen (:func:`choose_events`), one
+    :class:`Decoded` per event, keyed as :func:`keys_of` says: the step :func:`hmyframe.events`
+    runs off the event loop before :func:`shape`."""
+    return _decode_logs(logs, events, address, keys_of(events))
+
+
+def decode_chosen_calls(
+    transactions: object, functions: Sequence[Function], address: object, traces: bool
+) -> list[Decoded]:
+    """``transactions`` (``traces``: the traced calls) decoded by ``functions`` already chosen
+    (:func:`choose_functions`): the step :func:`hmyframe.calls` runs off the event loop."""
+    return _decode_calls(transactions, functions, address, keys_of(functions), traces)
+
+
 def shape(decoded: Sequence[Decoded], single: bool, output: Output) -> Any:
     """One frame (``single``) or a dict of frames by key, as ``output`` asks."""
-    from hmyframe.engine._output import check_output, to_output
+    from hmyframe.engine import check_output, to_output
 
     check_output(output)
 
@@ -126,7 +150,7 @@ def decode_logs(
     >>> swaps = hmyframe.abi.decode_logs(hmyframe.read("logs"), "uniswap_v2_pair", event="Swap")  # doctest: +SKIP
     """
     events, single = choose_events(abi, event)
-    return shape(_decode_logs(logs, events, address, keys_of(events)), single, output)
+    return shape(decode_chosen_logs(logs, events, address), single, output)
 
 
 def decode_calls(
@@ -163,4 +187,4 @@ def decode_calls(
         the selectors of the other calls (``{"selector", "calls"}``, most called first).
     """
     functions, single = choose_functions(abi, function)
-    return shape(_decode_calls(transactions, functions, address, keys_of(functions), traces), single, output)
+    return shape(decode_chosen_calls(transactions, functions, address, traces), single, output)

@@ -62,10 +62,12 @@ from typing import TYPE_CHECKING
 
 from hmyframe._lazy import lazy_module
 from hmyframe._spans import cover
+from hmyframe.errors import CacheWarning
 from hmyframe.storage import os_reason
 
+from ._names import TAIL, CacheName, parse_name, range_name, snapshot_name, tail_end, tail_name
 from ._record import DatasetLike, Status
-from ._store import Cache, CacheEntry, CacheWarning, default_root, ensure_writable_folder
+from ._store import Cache, CacheEntry, default_root, ensure_writable_folder
 from ._temp import ORPHAN_AGE
 
 if TYPE_CHECKING:
@@ -77,8 +79,10 @@ else:
 
 __all__ = [
     "ORPHAN_AGE",
+    "TAIL",
     "Cache",
     "CacheEntry",
+    "CacheName",
     "CacheWarning",
     "DatasetLike",
     "Status",
@@ -86,4 +90,9 @@ __all__ = [
     "default_root",
     "ensure_writable_folder",
     "os_reason",
+    "parse_name",
+    "range_name",
+    "snapshot_name",
+    "tail_end",
+    "tail_name",
 ]

@@ -23,7 +23,7 @@ from typing import Literal
 from hmyframe.errors import CacheError
 from hmyframe.storage import Storage
 
-__all__ = ["TAIL", "CacheName", "parse", "range_name", "snapshot_name", "tail_end", "tail_name"]
+__all__ = ["TAIL", "CacheName", "parse_name", "range_name", "snapshot_name", "tail_end", "tail_name"]
 
 #: What a tail's name has where a range name has its last block.
 TAIL = "tail"
@@ -59,14 +59,14 @@ class CacheName:
     ext: str
 
 
-def parse(name: str) -> CacheName | None:
+def parse_name(name: str) -> CacheName | None:
     """What the file name ``name`` says (``None``: not a cache file's name).
 
-    >>> parse("blocks__0000000100_0000000199.parquet").end
+    >>> parse_name("blocks__0000000100_0000000199.parquet").end
     199
-    >>> parse("blocks__0000000200_tail.parquet").kind
+    >>> parse_name("blocks__0000000200_tail.parquet").kind
     'tail'
-    >>> parse("notes.txt") is None
+    >>> parse_name("notes.txt") is None
     True
     """
     m = _NAME.match(name)

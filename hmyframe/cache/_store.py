@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hmyframe import _provenance
 from hmyframe import _spans as spans
 from hmyframe._lazy import lazy_module
-from hmyframe.errors import CacheError, ConfigError
+from hmyframe.errors import CacheError, CacheWarning, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
-from ._names import parse, range_name, snapshot_name, tail_end, tail_name
+from ._names import parse_name, range_name, snapshot_name, tail_end, tail_name
 from ._record import (
     META_PREFIX,
     DatasetLike,
@@ -46,14 +46,10 @@ else:
     pc = lazy_module("pyarrow.compute")
     pq = lazy_module("pyarrow.parquet")
 
-__all__ = ["Cache", "CacheEntry", "CacheWarning", "default_root", "ensure_writable_folder"]
+__all__ = ["Cache", "CacheEntry", "default_root", "ensure_writable_folder"]
 
 _CHAIN_RE = re.compile(r"^[0-9a-f]{16}$")
 _SHARD_RE = re.compile(r"^shard(?P<shard>\d+)$")
-
-
-class CacheWarning(UserWarning):
-    """A cache file was found stale or corrupt and will be refetched."""
 
 
 def default_root() -> Path:
@@ -341,11 +337,11 @@ class Cache:
     ) -> CacheEntry | None:
         """The valid tail ending at block ``start - 1`` (starting at ``low`` or later), if any."""
         folder = self.folder(chain_id, dataset.name, shard)
-        names = [parse(p.name) for p in self.files.listdir(folder)]
+        names = [parse_name(p.name) for p in self.files.listdir(folder)]
         if not any(n is not None and n.kind == "tail" for n in names):
             return None  # (the common case, answered from the names alone)
         for entry in self._scan_folder(chain_id, dataset.name, shard, dataset):
-            name = parse(entry.path.name)
+            name = parse_name(entry.path.name)
             if (
                 name is not None
                 and name.kind == "tail"
@@ -458,7 +454,7 @@ class Cache:
         for chain, name, shard in self._folders(chain_id, dataset):
             folder = self.folder(chain, name, shard)
             for path in self.files.listdir(folder):
-                what = parse(path.name)
+                what = parse_name(path.name)
                 if (what is not None and what.ext == "parquet") or TMP_RE.match(path.name):
                     try:
                         self.files.unlink(path)
@@ -556,7 +552,7 @@ class Cache:
         folder = self.folder(chain_id, dataset_name, shard)
         out: list[CacheEntry] = []
         for path in self.files.listdir(folder):
-            name = parse(path.name)
+            name = parse_name(path.name)
             if name is None or name.ext != "parquet":
                 continue
             kind: Literal["range", "snapshot"] = "snapshot" if name.kind == "snapshot" else "range"
@@ -793,7 +789,7 @@ def _check_table(table: pa.Table, dataset: DatasetLike, expected: Expected) -> N
 
 
 def _file_start(path: PurePath) -> int:
-    name = parse(path.name)
+    name = parse_name(path.name)
     return name.start if name is not None else -1
 
 

@@ -17,10 +17,9 @@ from typing import Any
 
 import pandas as pd
 
+from hmyframe import aio
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.export import export
-from hmyframe.report import staking_report_async, throughput_report_async
 
 __all__ = ["register", "run"]
 
@@ -69,7 +68,7 @@ async def _demo(args: argparse.Namespace) -> None:
         print(
             f"exporting blocks {start}..{head} of shard 0 and the validator snapshot at the head to {args.out}/ ..."
         )
-        summary = await export(
+        summary = await aio.export(
             [
                 "blocks",
                 "transactions",
@@ -90,14 +89,14 @@ async def _demo(args: argparse.Namespace) -> None:
             "writing the reports (cached data is reused; the history's snapshots are paced to the node's limiter) ..."
         )
         reports = Path(args.out) / "reports"
-        staking = await staking_report_async(
+        staking = await aio.staking_report(
             reports / "staking.html",
             rpc=net,
             compare=max(0, head - 1000),
             history=args.history,
             cache=args.out,
         )
-        throughput = await throughput_report_async(
+        throughput = await aio.throughput_report(
             reports / "throughput.html", start, head, shard="all", rpc=net, cache=args.out
         )
     for line in summary.lines():

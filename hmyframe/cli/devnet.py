@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import signal
 import sys
 from typing import Any
 
 from hmyframe.devnet import ACTIVITIES, Devnet, RateLimit
-from hmyframe.devnet._gen_tokens import DEFAULT_TOKEN_DENSITY
 from hmyframe.devnet.faults import parse_fault_spec
 from hmyframe.devnet.receipts import LOG_HASHES
 
 __all__ = ["register", "run"]
+
+#: The devnet's own default of ``Devnet(token_density=...)``.
+DEFAULT_TOKEN_DENSITY: float = inspect.signature(Devnet).parameters["token_density"].default
 
 _EPILOG = """\
 fault spec (--faults), rules separated by ';':

@@ -128,7 +128,7 @@ def _write(table: Any, path: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fetch (through the cache), decode, write one file per event, print what was written."""
     from hmyframe import aio
-    from hmyframe.abi._api import choose_events, keys_of
+    from hmyframe.abi import choose_events, keys_of
 
     out = Path(args.out)
     addresses = None

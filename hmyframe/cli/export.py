@@ -16,7 +16,7 @@ from hmyframe._sync import run as run_sync
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
 from hmyframe.engine import RANGE_DATASETS, SNAPSHOT_DATASETS
 from hmyframe.errors import ConfigError
-from hmyframe.export import ExportSummary, export
+from hmyframe.exporting import ExportSummary, export
 
 __all__ = ["register", "run", "shard_list", "until_stopped"]
 
@@ -66,7 +66,7 @@ async def until_stopped(coroutine: Coroutine[Any, Any, T]) -> T | None:
 @contextlib.contextmanager
 def _one_line_warnings() -> Iterator[None]:
     """Show a follower's reports (a node stalling, a lower head...) as one stderr line each."""
-    from hmyframe.engine._follow import FollowWarning
+    from hmyframe.errors import FollowWarning
 
     previous = warnings.showwarning
 
@@ -89,6 +89,7 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
+# long: the command's options, one add_argument each, in --help order
 def register(subparsers: Any) -> None:
     """Add the ``export`` sub-command."""
     parser = subparsers.add_parser(

@@ -47,8 +47,20 @@ from typing import TYPE_CHECKING, Any
 # _decode, _validators) and `get` of a built-in dataset do not load it: a validator snapshot
 # imports its four datasets' modules, not the sixteen.
 if TYPE_CHECKING:
-    from ._base import AMOUNT, SHARED, TIMESTAMP, ConvertContext, Dataset, describe, schema_fingerprint
+    from ._base import (
+        AMOUNT,
+        SHARED,
+        TIMESTAMP,
+        ConvertContext,
+        Dataset,
+        describe,
+        gc_paused,
+        one_of,
+        one_values,
+        schema_fingerprint,
+    )
     from ._decode import DecodedBlocks, DecodedTraces, decode_blocks, decode_json, decode_traces
+    from ._parse import Bad, parse_int
     from ._registry import DATASETS, register, to_pandas, traces_context, unregister
     from ._validators import DecodedValidators, decode_validators
 
@@ -57,6 +69,7 @@ __all__ = [
     "DATASETS",
     "SHARED",
     "TIMESTAMP",
+    "Bad",
     "ConvertContext",
     "Dataset",
     "DecodedBlocks",
@@ -67,7 +80,11 @@ __all__ = [
     "decode_traces",
     "decode_validators",
     "describe",
+    "gc_paused",
     "get",
+    "one_of",
+    "one_values",
+    "parse_int",
     "register",
     "schema_fingerprint",
     "to_pandas",
@@ -78,9 +95,21 @@ __all__ = [
 #: The names defined below the registry, by module.
 _HOMES = {
     **dict.fromkeys(
-        ("AMOUNT", "SHARED", "TIMESTAMP", "ConvertContext", "Dataset", "describe", "schema_fingerprint"),
+        (
+            "AMOUNT",
+            "SHARED",
+            "TIMESTAMP",
+            "ConvertContext",
+            "Dataset",
+            "describe",
+            "gc_paused",
+            "one_of",
+            "one_values",
+            "schema_fingerprint",
+        ),
         "_base",
     ),
+    **dict.fromkeys(("Bad", "parse_int"), "_parse"),
     **dict.fromkeys(
         ("DecodedBlocks", "DecodedTraces", "decode_blocks", "decode_json", "decode_traces"), "_decode"
     ),

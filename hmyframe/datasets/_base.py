@@ -42,6 +42,7 @@ __all__ = [
     "Dataset",
     "column",
     "describe",
+    "gc_paused",
     "one_column",
     "one_of",
     "one_values",
@@ -60,7 +61,7 @@ _gc_was_enabled = False  # the collector's state when the first of them began
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while converting.
 
     Decoding allocates one container per JSON array (a trace's ``traceAddress``...) and none of
@@ -376,7 +377,7 @@ class Dataset:
             The decoded form of this dataset's :attr:`source` (e.g.
             :class:`~hmyframe.datasets.DecodedBlocks`).
         """
-        with _gc_paused():
+        with gc_paused():
             return self.decoder(_check_payloads(payloads, self.name), self.name)
 
     def build(self, decoded: Any, ctx: ConvertContext) -> pa.Table:
@@ -397,7 +398,7 @@ class Dataset:
         """
         if not isinstance(ctx, ConvertContext):
             raise ConfigError(f"{self.name}: ctx must be a ConvertContext, got {short_repr(ctx)}")
-        with _gc_paused():
+        with gc_paused():
             columns = self.builder(decoded, ctx)
         table = pa.Table.from_arrays(
             [columns[f.name] if f.name in columns else _derived(f, columns) for f in self.schema],
@@ -431,7 +432,7 @@ class Dataset:
             If a payload is malformed; the message names the dataset, the field path and the
             offending value.
         """
-        with _gc_paused():
+        with gc_paused():
             return self.build(self.decode(payloads), ctx)
 
 

@@ -160,6 +160,7 @@ def common_fields(rows: list[Tx] | list[StakingTx]) -> CommonFields:
     )
 
 
+# long: the table of the shared columns, and its row-by-row fallback (a benchmarked hot path)
 def tx_common_columns(
     gathered: TxRows,
     blocks: list[Block],

@@ -146,6 +146,7 @@ def _status_flags(active_status: Any, epos_status: Any) -> tuple[bool | None, bo
     return None, None  # "unknown"
 
 
+# long: the table of the dataset's columns, one entry each
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded validator pages (deduplicated by address)."""
     data = require(decoded, DecodedValidators, NAME, "validators")

@@ -66,6 +66,7 @@ SCHEMA = pa.schema(
 _FIELDS = ("effective", "raw", "group", "overall", "vp_raw", "vp_adjusted", "reward", "shard", "key")
 
 
+# long: one pass over both formats' rows, then the table of the dataset's columns
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded validator pages.
 

@@ -1,5 +1,6 @@
 """Accounts (issue 26): balances, an address's history, a delegator's delegations, ONE moved
-internally, rewards collected and token balances; their fetchers and public coroutines.
+internally, rewards collected, token balances and a token's holders, fetched on an open
+:class:`~hmyframe.engine.Session` (their public coroutines are in :mod:`hmyframe._public`).
 
 * ``balances`` and ``token_balances`` are cached like ``tokens`` (:mod:`hmyframe.engine._tokens`):
   one file per (chain, shard, block) holding every row asked at that block so far, grown by
@@ -14,7 +15,6 @@ internally, rewards collected and token balances; their fetchers and public coro
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,19 +23,10 @@ import msgspec
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
-from hmyframe.engine._output import Output, check_output, to_output
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._public import (
-    PARAMETERS,
-    CacheArg,
-    Frame,
-    ProgressArg,
-    TraceRpc,
-    _frame_returns,
-    _public,
-    _session,
-)
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._blocks import parse_range
+from hmyframe.engine._ranges import fetch_shards
+from hmyframe.engine._session import Session, block_arg
+from hmyframe.engine._shards import shard_ids, shard_spec
 from hmyframe.errors import ConfigError, HistoryUnavailableError, RpcError, short_repr
 
 if TYPE_CHECKING:
@@ -49,15 +40,15 @@ else:
 
 __all__ = [
     "CALLS_PER_GROUP",
-    "account_transactions",
-    "balances",
-    "delegator_delegations",
-    "delegator_undelegations",
+    "addresses_arg",
+    "fetch_account_transactions",
     "fetch_balances",
-    "holders",
-    "native_transfers",
-    "rewards_collected",
-    "token_balances",
+    "fetch_delegator_table",
+    "fetch_holders",
+    "fetch_native_transfers",
+    "fetch_rewards_collected",
+    "fetch_token_balances",
+    "token_pairs",
 ]
 
 #: Calls handed to the client at once (it cuts them into JSON-RPC batches of its batch size).
@@ -65,42 +56,13 @@ CALLS_PER_GROUP = 2_000
 #: ``getTransactionsHistory`` page size asked for.
 HISTORY_PAGE = 1_000
 
-BlocksArg = int | Sequence[int] | range | str | None
 ProgressFn = Callable[[int], None]
-
-PARAMETERS.update(
-    {
-        "balance_addresses": (
-            "Accounts, one1 or 0x: one string, a sequence or a pandas Series; an address given "
-            'twice (in either form) is asked once. ``"seen"``: every sender and receiver of the '
-            "(cached) transactions of the blocks' range on that shard."
-        ),
-        "balance_blocks": (
-            "Blocks to read at: one number, a list, a ``range`` (with a step: "
-            '``range(0, 10_000, 500)``), ``"epochs"`` (each finished epoch\'s last block) or '
-            "``None`` (the shard's head, asked now). The balance at block N is the state **after** "
-            "block N."
-        ),
-        "delegators": "Delegator addresses, one1 or 0x (one string or a sequence).",
-        "delegation_block": "Block to read at (``None``: the beacon shard's head).",
-        "history_addresses": "Accounts, one1 or 0x (one string or a sequence).",
-        "range_start": "First block of the range (a block number).",
-        "range_end": "Last block of the range, inclusive (``None``: the shard's head).",
-        "token_pairs": (
-            "Which balances: a sequence of ``(token, holder)`` pairs, or a token address (then "
-            "``holders_of`` lists the holders)."
-        ),
-        "holders_of": "Holders to read when ``pairs`` is one token (one1 or 0x).",
-        "token": "The token contract (one1 or 0x).",
-        "check": "How many holders (the largest) to check against ``balanceOf`` at the last block.",
-    }
-)
 
 
 # --------------------------------------------------------------------------- arguments
 
 
-def _addresses(addresses: object, what: str) -> list[str]:
+def addresses_arg(addresses: object, what: str) -> list[str]:
     """Distinct lower-case 0x forms, in order; AddressError naming the first bad value."""
     from hmyframe.addresses import to_hex
 
@@ -218,15 +180,21 @@ async def _cached_per_block(
     return merged.filter(pa.array(mask, type=pa.bool_()))
 
 
+async def _range_arrow(session: Session, name: str, start: object, end: object, shard: int) -> pa.Table:
+    """Range dataset ``name`` of blocks ``start..end`` (``None``: the head) of ``shard``, through
+    the session's cache, as the range fetchers read it."""
+    end = end if end is not None else "latest"
+    parse_range(start, end)  # a spec that is not understood fails before any request
+    ids = await shard_ids(session, shard_spec(shard))
+    _, tables = await fetch_shards(session, [name], start, end, ids)
+    return tables[name]
+
+
 # --------------------------------------------------------------------------- balances
 
 
 async def _seen_addresses(session: Session, blocks: list[int], shard: int) -> list[str]:
-    from hmyframe.engine._public import _range
-
-    table = await _range(
-        "transactions", blocks[0], blocks[-1], shard, session, None, True, None, False, "arrow"
-    )
+    table = await _range_arrow(session, "transactions", blocks[0], blocks[-1], shard)
     seen = table["from_address_hex"].to_pylist() + table["to_address_hex"].to_pylist()
     out = sorted({a for a in seen if a})
     if not out:
@@ -246,7 +214,9 @@ async def fetch_balances(
 ) -> pa.Table:
     """The ``balances`` table of ``addresses`` at ``blocks`` of ``shard`` (see :func:`balances`)."""
     shard = block_arg(shard, "shard")
-    wanted = None if isinstance(addresses, str) and addresses == "seen" else _addresses(addresses, "balances")
+    wanted = (
+        None if isinstance(addresses, str) and addresses == "seen" else addresses_arg(addresses, "balances")
+    )
     at = await _resolve_blocks(session, blocks, shard)  # before anything is sent for the rows
     if wanted is None:
         wanted = await _seen_addresses(session, at, shard)
@@ -272,112 +242,36 @@ async def fetch_balances(
     return table.sort_by([(c, "ascending") for c in dataset.sort_by])
 
 
-@_public(
-    "lookup",
-    "balances",
-    "Exact ONE balances of addresses at blocks, the state **after** each block (cached per (address, block)).",
-    [
-        ("addresses", "balance_addresses"),
-        ("blocks", "balance_blocks"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
-    _frame_returns("balances"),
-    ds.get("balances").notes,
-    '>>> import hmyframe\n>>> df = hmyframe.balances(["one1..."], blocks=range(0, 2000, 100), rpc="devnet")   # doctest: +SKIP',
-)
-async def balances(
-    addresses: Any,
-    blocks: BlocksArg = None,
-    shard: int = 0,
-    *,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "balances", unit="answers") as bar:
-            table = await fetch_balances(session, addresses, blocks, shard, progress=bar.update)
-    return to_output(table, output)
-
-
 # --------------------------------------------------------------------------- delegations
 
 
 async def _delegation_answers(
     session: Session, delegators: object, block: int | None, progress: ProgressFn | None
 ) -> tuple[int, list[bytes]]:
-    wanted = _addresses(delegators, "delegator_delegations")
+    wanted = addresses_arg(delegators, "delegator_delegations")
     at = (await _resolve_blocks(session, block, 0))[0]
     method = f"{_ns(session)}_getDelegationsByDelegatorByBlockNumber"
     payloads = await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
     return at, payloads
 
 
-async def _delegation_table(
-    name: str, delegators: object, block: int | None, session: Session, bar: Any
+async def fetch_delegator_table(
+    session: Session,
+    name: str,
+    delegators: object,
+    block: int | None,
+    *,
+    progress: ProgressFn | None = None,
 ) -> pa.Table:
-    at, payloads = await _delegation_answers(session, delegators, block, bar.update)
+    """Dataset ``name`` (``delegator_delegations`` or ``undelegations``) of ``delegators`` at
+    ``block`` (``None``: the beacon shard's head), from getDelegationsByDelegatorByBlockNumber."""
+    at, payloads = await _delegation_answers(session, delegators, block, progress)
     # the block's epoch (hmy_ takes a bool for the options in every node era)
     header = await session.client.request("hmy_getBlockByNumber", [hex(at), False], shard=0)
     raw_epoch = header.get("epoch") if isinstance(header, dict) else None
     epoch = int(raw_epoch, 16) if isinstance(raw_epoch, str) else raw_epoch
     ctx = ds.ConvertContext(shard_id=0, snapshot_block=at, snapshot_epoch=epoch)
     return ds.get(name).convert(payloads, ctx)
-
-
-@_public(
-    "lookup",
-    "delegator_delegations",
-    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations.",
-    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
-    _frame_returns("delegator_delegations"),
-    ds.get("delegator_delegations").notes,
-)
-async def delegator_delegations(
-    delegators: Any,
-    block: int | None = None,
-    *,
-    rpc: object = None,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "delegations", unit="answers") as bar:
-            table = await _delegation_table("delegator_delegations", delegators, block, session, bar)
-    return to_output(table, output)
-
-
-@_public(
-    "lookup",
-    "undelegations",
-    "Each delegator's pending undelegations at a block (amount and epoch), from the same answers.",
-    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
-    _frame_returns("undelegations"),
-)
-async def delegator_undelegations(
-    delegators: Any,
-    block: int | None = None,
-    *,
-    rpc: object = None,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "undelegations", unit="answers") as bar:
-            table = await _delegation_table("undelegations", delegators, block, session, bar)
-    return to_output(table, output)
 
 
 # --------------------------------------------------------------------------- history
@@ -424,132 +318,62 @@ async def _history_of(session: Session, address: str, shard: int, progress: Prog
         index += 1
 
 
-@_public(
-    "lookup",
-    "account_transactions",
-    "Each address's plain transactions from the node's history index, with their direction.",
-    [("addresses", "history_addresses"), ("shard", "lookup_shard"), "rpc", "options", "progress", "output"],
-    _frame_returns("account_transactions"),
-    ds.get("account_transactions").notes,
-)
-async def account_transactions(
-    addresses: Any,
-    shard: int = 0,
-    *,
-    rpc: object = None,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    wanted = _addresses(addresses, "account_transactions")
-    shard = block_arg(shard, "shard")
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "history pages", unit="answers") as bar:
-            found = await gather_or_raise(_history_of(session, a, shard, bar.update) for a in wanted)
-    rows = [(a, p) for a, payloads in zip(wanted, found, strict=True) for p in payloads]
+async def fetch_account_transactions(
+    session: Session, addresses: list[str], shard: int, *, progress: ProgressFn | None = None
+) -> pa.Table:
+    """The ``account_transactions`` of ``addresses`` (checked: :func:`addresses_arg`) on ``shard``,
+    every page of the node's history index."""
+    found = await gather_or_raise(_history_of(session, a, shard, progress) for a in addresses)
+    rows = [(a, p) for a, payloads in zip(addresses, found, strict=True) for p in payloads]
     txs = ds.get("transactions").build(
         ds.decode_blocks([p for _, p in rows]), ds.ConvertContext(shard_id=shard)
     )
     # the transactions builder keeps its input order (a history page is one address's, ascending)
-    table = ds.get("account_transactions").build(
+    return ds.get("account_transactions").build(
         (txs, [a for a, _ in rows]), ds.ConvertContext(shard_id=shard)
     )
-    return to_output(table, output)
 
 
 # --------------------------------------------------------------------------- derived from ranges
 
 
-async def _range_table(session: Session, name: str, start: int, end: int | None, shard: int) -> pa.Table:
-    from hmyframe.engine._public import _range
-
-    return await _range(
-        name, start, end if end is not None else "latest", shard, session, None, True, None, False, "arrow"
-    )
-
-
-@_public(
-    "lookup",
-    "native_transfers",
-    "Every movement of ONE in a block range, top-level and internal, with the transaction's Harmony hash.",
-    [
-        ("start", "range_start"),
-        ("end", "range_end"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "trace_rpc",
-        "cache",
-        "options",
-        "output",
-    ],
-    _frame_returns("native_transfers"),
-    ds.get("native_transfers").notes,
-)
-async def native_transfers(
-    start: int,
-    end: int | None = None,
-    shard: int = 0,
-    *,
-    rpc: object = None,
-    trace_rpc: TraceRpc = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    shard = block_arg(shard, "shard")
-    async with _session(rpc, trace_rpc, cache, options) as session:
-        txs = await _range_table(session, "transactions", start, end, shard)
-        traces = await _range_table(session, "traces", start, end, shard)
-    table = ds.get("native_transfers").build((txs, traces), ds.ConvertContext(shard_id=shard))
-    return to_output(table, output)
+async def fetch_native_transfers(session: Session, start: int, end: int | None, shard: int) -> pa.Table:
+    """``native_transfers`` of blocks ``start..end`` (``None``: the head), from the cached
+    ``transactions`` and ``traces``."""
+    txs = await _range_arrow(session, "transactions", start, end, shard)
+    traces = await _range_arrow(session, "traces", start, end, shard)
+    return ds.get("native_transfers").build((txs, traces), ds.ConvertContext(shard_id=shard))
 
 
-@_public(
-    "lookup",
-    "rewards_collected",
-    "Every CollectRewards of a block range with the exact amount paid (the staking receipt's log).",
-    [("start", "range_start"), ("end", "range_end"), "rpc", "cache", "options", "progress", "output"],
-    _frame_returns("rewards_collected"),
-    ds.get("rewards_collected").notes,
-)
-async def rewards_collected(
-    start: int,
-    end: int | None = None,
-    *,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        stx = await _range_table(session, "staking_transactions", start, end, 0)
-        hashes = [
-            h
-            for h, d in zip(stx["transaction_hash"].to_pylist(), stx["directive"].to_pylist(), strict=True)
-            if d == "CollectRewards"
-        ]
-        method = f"{_ns(session)}_getTransactionReceipt"
-        with Progress.make(progress, "staking receipts", unit="answers") as bar:
-            payloads = await _batched(session, [(method, [h]) for h in hashes], 0, bar.update)
-    table = ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
-    return to_output(table, output)
+async def fetch_rewards_collected(
+    session: Session, start: int, end: int | None, *, progress: ProgressFn | None = None
+) -> pa.Table:
+    """``rewards_collected`` of beacon blocks ``start..end``: the cached ``staking_transactions``'
+    CollectRewards and their receipts (the amount paid is the receipt's log)."""
+    stx = await _range_arrow(session, "staking_transactions", start, end, 0)
+    hashes = [
+        h
+        for h, d in zip(stx["transaction_hash"].to_pylist(), stx["directive"].to_pylist(), strict=True)
+        if d == "CollectRewards"
+    ]
+    method = f"{_ns(session)}_getTransactionReceipt"
+    payloads = await _batched(session, [(method, [h]) for h in hashes], 0, progress)
+    return ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
 
 
 # --------------------------------------------------------------------------- tokens
 
 
-def _pairs(pairs: object, holders_of: object) -> list[tuple[str, str]]:
+def token_pairs(pairs: object, holders_of: object) -> list[tuple[str, str]]:
+    """``(token, holder)`` pairs as lower-case 0x, distinct, in order (ConfigError / AddressError
+    naming the bad value)."""
     from hmyframe.addresses import to_hex
 
     if isinstance(pairs, str):
         token = to_hex(pairs)
         if holders_of is None:
             raise ConfigError("token_balances(token, ...) needs holders_of=: the holders to read")
-        return [(token, h) for h in _addresses(holders_of, "token_balances holders")]
+        return [(token, h) for h in addresses_arg(holders_of, "token_balances holders")]
     if not isinstance(pairs, Iterable):
         raise ConfigError(f"token_balances takes (token, holder) pairs or one token, got {short_repr(pairs)}")
     out: list[tuple[str, str]] = []
@@ -603,115 +427,30 @@ async def fetch_token_balances(
     return await _cached_per_block(session, dataset, shard, at, pairs, keys, fetch)
 
 
-@_public(
-    "lookup",
-    "token_balances",
-    "balanceOf of (token, holder) pairs at a block, exact uint256 (cached per block).",
-    [
-        ("pairs", "token_pairs"),
-        "holders_of",
-        ("block", "token_block"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
-    _frame_returns("token_balances"),
-    ds.get("token_balances").notes,
-)
-async def token_balances(
-    pairs: Any,
-    holders_of: Any = None,
-    block: int | None = None,
-    shard: int = 0,
-    *,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: ProgressArg = False,
-    output: Output = "pandas",
-) -> Frame:
-    check_output(output)
-    wanted = _pairs(pairs, holders_of)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "token balances", unit="answers") as bar:
-            table = await fetch_token_balances(session, wanted, block, shard, bar.update)
-    return to_output(table, output)
-
-
-class NonStandardTokenWarning(UserWarning):
-    """A token's replayed balances differ from its ``balanceOf`` (fee-on-transfer, rebasing...)."""
-
-
-@_public(
-    "lookup",
-    None,
-    "A token's holders and exact balances, replayed from ``token_transfers``, checked against ``balanceOf``.",
-    [
-        "token",
-        ("start", "range_start"),
-        ("end", "range_end"),
-        ("shard", "lookup_shard"),
-        "check",
-        "rpc",
-        "cache",
-        "options",
-    ],
-    "pandas.DataFrame\n    ``holder_address``, ``holder_address_hex``, ``balance`` (uint256) per holder with a "
-    "balance above 0, largest first; ``df.attrs``: ``block`` (the last block), ``checked`` (holders "
-    "compared with balanceOf), ``mismatches`` (holder -> (replayed, balanceOf)) and ``standard`` "
-    "(False when any differs: a fee-on-transfer or rebasing token; a NonStandardTokenWarning is issued).",
-    "The replay starts at ``start``: balances before it are not counted, so start at the token's "
-    "creation (0 on the devnet) for exact holdings.",
-)
-async def holders(
-    token: str,
-    start: int = 0,
-    end: int | None = None,
-    shard: int = 0,
-    *,
-    check: int = 20,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-) -> Frame:
-    from hmyframe.addresses import to_hex, to_one
-
-    token_hex = to_hex(token)
-    shard = block_arg(shard, "shard")
-    zero = "0x" + "00" * 20
-    async with _session(rpc, None, cache, options) as session:
-        last = (await _resolve_blocks(session, end, shard))[0]
-        transfers = await _range_table(session, "token_transfers", start, last, shard)
-        mine = transfers.filter(pc.equal(transfers["token_address_hex"], token_hex))
-        ledger: dict[str, int] = {}
-        for src, dst, amount in zip(
-            mine["from_address_hex"].to_pylist(),
-            mine["to_address_hex"].to_pylist(),
-            mine["amount"].to_pylist(),
-            strict=True,
-        ):
-            value = int(amount or 0)
-            if src and src != zero:
-                ledger[src] = ledger.get(src, 0) - value
-            if dst and dst != zero:
-                ledger[dst] = ledger.get(dst, 0) + value
-        ranked = sorted((a for a, v in ledger.items() if v > 0), key=lambda a: -ledger[a])
-        sample = ranked[: max(0, int(check))]
-        mismatches: dict[str, tuple[int, int | None]] = {}
-        if sample:
-            got = await fetch_token_balances(session, [(token_hex, h) for h in sample], last, shard)
-            onchain = dict(
-                zip(got["holder_address_hex"].to_pylist(), got["token_balance"].to_pylist(), strict=True)
-            )
-            for h in sample:
-                read = onchain.get(h)
-                if read is None or int(read) != ledger[h]:
-                    mismatches[to_one(h)] = (ledger[h], None if read is None else int(read))
+async def fetch_holders(
+    session: Session, token: str, start: int, end: int | None, shard: int, check: int
+) -> pd.DataFrame:
+    """``token``'s (0x) holders with a balance above 0, replayed from ``token_transfers`` of
+    blocks ``start..end``, the largest ``check`` compared with ``balanceOf`` at the last block
+    (``df.attrs``: ``block``, ``checked``, ``mismatches``, ``standard``)."""
+    from hmyframe.addresses import to_one
     from hmyframe.amounts import Uint256Dtype
 
+    last = (await _resolve_blocks(session, end, shard))[0]
+    transfers = await _range_arrow(session, "token_transfers", start, last, shard)
+    ledger = _ledger(transfers.filter(pc.equal(transfers["token_address_hex"], token)))
+    ranked = sorted((a for a, v in ledger.items() if v > 0), key=lambda a: -ledger[a])
+    sample = ranked[: max(0, int(check))]
+    mismatches: dict[str, tuple[int, int | None]] = {}
+    if sample:
+        got = await fetch_token_balances(session, [(token, h) for h in sample], last, shard)
+        onchain = dict(
+            zip(got["holder_address_hex"].to_pylist(), got["token_balance"].to_pylist(), strict=True)
+        )
+        for h in sample:
+            read = onchain.get(h)
+            if read is None or int(read) != ledger[h]:
+                mismatches[to_one(h)] = (ledger[h], None if read is None else int(read))
     frame = pd.DataFrame(
         {
             "holder_address": [to_one(a) for a in ranked],
@@ -722,11 +461,22 @@ async def holders(
     frame.attrs.update(
         {"block": last, "checked": len(sample), "mismatches": mismatches, "standard": not mismatches}
     )
-    if mismatches:
-        warnings.warn(
-            f"token {to_one(token_hex)}: {len(mismatches)} of {len(sample)} replayed balances differ from balanceOf "
-            f"at block {last}: a non-standard token (fee-on-transfer, rebasing?); see df.attrs['mismatches']",
-            NonStandardTokenWarning,
-            stacklevel=3,
-        )
     return frame
+
+
+def _ledger(mine: pa.Table) -> dict[str, int]:
+    """Each address's balance from one token's transfers (mints and burns: the zero address)."""
+    zero = "0x" + "00" * 20
+    ledger: dict[str, int] = {}
+    for src, dst, amount in zip(
+        mine["from_address_hex"].to_pylist(),
+        mine["to_address_hex"].to_pylist(),
+        mine["amount"].to_pylist(),
+        strict=True,
+    ):
+        value = int(amount or 0)
+        if src and src != zero:
+            ledger[src] = ledger.get(src, 0) - value
+        if dst and dst != zero:
+            ledger[dst] = ledger.get(dst, 0) + value
+    return ledger

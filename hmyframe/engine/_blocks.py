@@ -242,7 +242,7 @@ class _Finder:
                 methods.get_block_by_number(n, full_tx=False, incl_staking=v1, shard=self.shard)
                 for n in missing
             )
-            from hmyframe.datasets._parse import Bad, parse_int
+            from hmyframe.datasets import Bad, parse_int
 
             for n, header in zip(missing, headers, strict=True):
                 raw = header.get("timestamp") if isinstance(header, dict) else None
@@ -307,6 +307,62 @@ def _when(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+class _Resolver:
+    """What resolving one caller's range on one shard asks of the session (the time search made
+    once, on first need)."""
+
+    def __init__(self, session: Session, shard: int, end_offset: int) -> None:
+        self.session = session
+        self.shard = shard
+        self.end_offset = end_offset
+        self._finder: _Finder | None = None
+
+    async def finder(self) -> _Finder:
+        if self._finder is None:
+            self._finder = _Finder(self.session, self.shard, await self.session.chain_id())
+        return self._finder
+
+    async def head(self) -> int:
+        return await self.session.head(self.shard) - self.end_offset
+
+    async def end(self, last: Bound | None, given: object) -> int | None:
+        """The last block (``None``: it counts from the start, ``"+N"``)."""
+        if last is None or last.kind == "latest":
+            return await self.head()
+        if last.kind == "block":
+            return last.value
+        if last.kind != "before_time":
+            return None
+        hi = await (await self.finder()).first_at(last.value) - 1
+        if hi < 0:
+            raise ConfigError(
+                f"end {short_repr(given)}: shard {self.shard} has no block before {_when(last.value)}"
+            )
+        if self.end_offset or (await self.finder()).is_head_bound(last.value):
+            hi = min(hi, await self.head())
+        return hi
+
+    async def start(self, first: Bound, hi: int | None, given: object) -> int:
+        """The first block (``hi``: the last one, for a start counting back from it)."""
+        if first.kind == "block":
+            return first.value
+        if first.kind == "latest":
+            return await self.head()
+        if first.kind == "from_time":
+            finder = await self.finder()
+            lo = await finder.first_at(first.value)
+            if finder.is_head_bound(first.value):
+                stamp = (await finder.timestamps([lo - 1]))[0]
+                raise ConfigError(
+                    f"start {short_repr(given)}: shard {self.shard} has no block at or after "
+                    f"{_when(first.value)} (its head, block {lo - 1}, is at {_when(stamp)})"
+                )
+            return lo
+        # back: the N blocks that end at the end
+        assert hi is not None
+        return max(0, hi - first.value + 1)
+
+
 async def resolve_range(
     session: Session,
     start: object,
@@ -342,47 +398,10 @@ async def resolve_range(
         the end.
     """
     first, last = parse_range(start, end)
-    finder: _Finder | None = None
-
-    async def find() -> _Finder:
-        nonlocal finder
-        if finder is None:
-            finder = _Finder(session, shard, await session.chain_id())
-        return finder
-
-    async def head() -> int:
-        return await session.head(shard) - end_offset
-
+    at = _Resolver(session, shard, end_offset)
     # the end first (unless it counts from the start), then the start
-    hi: int | None = None
-    if last is None or last.kind == "latest":
-        hi = await head()
-    elif last.kind == "block":
-        hi = last.value
-    elif last.kind == "before_time":
-        hi = await (await find()).first_at(last.value) - 1
-        if hi < 0:
-            raise ConfigError(
-                f"end {short_repr(end if end is not None else start)}: shard {shard} has no block before "
-                f"{_when(last.value)}"
-            )
-        if end_offset or (await find()).is_head_bound(last.value):
-            hi = min(hi, await head())
-    if first.kind == "block":
-        lo = first.value
-    elif first.kind == "latest":
-        lo = await head()
-    elif first.kind == "from_time":
-        lo = await (await find()).first_at(first.value)
-        if (await find()).is_head_bound(first.value):
-            stamp = (await (await find()).timestamps([lo - 1]))[0]
-            raise ConfigError(
-                f"start {short_repr(start)}: shard {shard} has no block at or after {_when(first.value)} "
-                f"(its head, block {lo - 1}, is at {_when(stamp)})"
-            )
-    else:  # back: the N blocks that end at the end
-        assert hi is not None
-        lo = max(0, hi - first.value + 1)
+    hi = await at.end(last, end if end is not None else start)
+    lo = await at.start(first, hi, start)
     if hi is None:  # forward: N blocks from the start
         assert last is not None
         hi = lo + last.value - 1

@@ -15,18 +15,14 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
 from hmyframe._spans import merge
-from hmyframe.errors import HmyframeError, RateLimitError, TransportError
+from hmyframe.errors import HmyframeError
+from hmyframe.rpc import endpoint_fault
 
 __all__ = ["run_chunks"]
 
 #: Chunks failing in a row (none succeeding in between), per concurrent chunk, after which no
 #: new chunk is started: the endpoint is down, not flaky.
 _GIVE_UP_FACTOR = 3
-
-
-def _endpoint_fault(exc: BaseException) -> bool:
-    """Whether ``exc`` says the endpoint misbehaved (worth trying the other chunks)."""
-    return isinstance(exc, TransportError | RateLimitError)
 
 
 async def run_chunks(
@@ -74,7 +70,7 @@ async def run_chunks(
             except HmyframeError as exc:
                 failures.append((chunk, exc))
                 state["in_a_row"] += 1
-                if not _endpoint_fault(exc) or state["in_a_row"] >= _GIVE_UP_FACTOR * limit:
+                if not endpoint_fault(exc) or state["in_a_row"] >= _GIVE_UP_FACTOR * limit:
                     state["stopped"] = True
                 return
             state["in_a_row"] = 0
@@ -88,7 +84,7 @@ async def run_chunks(
         await asyncio.gather(*tasks, return_exceptions=True)
     if not failures:
         return
-    stopping = [exc for _, exc in failures if not _endpoint_fault(exc)]
+    stopping = [exc for _, exc in failures if not endpoint_fault(exc)]
     error = stopping[0] if stopping else failures[0][1]
     unfetched = merge([chunk for chunk, _ in failures] + skipped)
     blocks = sum(b - a + 1 for a, b in unfetched)

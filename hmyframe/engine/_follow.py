@@ -2,17 +2,19 @@
 
 :func:`follow_export` (``hmyframe export ... --follow``, ``hmyframe.export(..., follow=True)``)
 catches up to the head, then exports each shard's new blocks as they appear, until
-interrupted (or until ``end``). :func:`follow` (``hmyframe.aio.follow`` and the sync
-``hmyframe.follow``) yields each new batch as a frame.
+interrupted (or until ``end``). :func:`follow_shards` yields the new batches of several shards,
+which ``hmyframe.aio.follow`` (and the sync ``hmyframe.follow``) turns into frames.
 
 Heads
-    New heads come from a :class:`HeadSource`: ``heads(shard)`` yields the shard's head each
-    time it is observed. :class:`PollingHeads` asks the node every ``poll`` seconds (backing
-    off, up to :data:`MAX_BACKOFF`, while the node cannot answer); :class:`WebSocketHeads`
-    subscribes to ``newHeads`` at the WebSocket URL the shard's sharding-structure entry lists
-    (:func:`~hmyframe.rpc.heads.watch_heads`: re-opened with back-off, polled meanwhile; its
-    reports become :class:`FollowWarning`) and polls shards listing none. :func:`head_source`
-    picks one: ``heads="auto"`` (default), ``"ws"`` or ``"poll"``.
+    New heads come from a :class:`~hmyframe.rpc.heads.HeadSource`: ``heads(shard)`` yields
+    the shard's head each time it is observed. The built-in one is the head detector of
+    :mod:`hmyframe.rpc.heads` (:class:`~hmyframe.rpc.heads.ShardHeads`: each shard through
+    :func:`~hmyframe.rpc.heads.watch_heads`, WebSocket ``newHeads`` where the shard's
+    sharding-structure entry lists a URL, re-opened with back-off and polled meanwhile, else
+    polling, backing off while the node cannot answer); its reports become
+    :class:`FollowWarning`. :func:`head_source` makes it: ``heads="auto"`` (default), ``"ws"``
+    or ``"poll"``. What a source yields is judged here (:class:`_Watch`): a lower head or one
+    that stops moving is reported, whichever source sent it.
 
 Files
     A batch of new blocks is fetched through the ordinary range driver
@@ -58,12 +60,11 @@ The node
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from hmyframe.datasets import sources
 from hmyframe.engine._blocks import resolve_range
@@ -71,6 +72,7 @@ from hmyframe.engine._ranges import fetch_range, split_aligned
 from hmyframe.engine._session import Session
 from hmyframe.errors import (
     ConfigError,
+    FollowWarning,
     InvalidParamsError,
     MethodNotFoundError,
     RateLimitError,
@@ -79,20 +81,14 @@ from hmyframe.errors import (
     TransportError,
     short_repr,
 )
+from hmyframe.rpc.heads import HeadReport, HeadSource, ShardHeads, check_heads
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from hmyframe.rpc.heads import HeadReport
-
 __all__ = [
-    "HEADS_MODES",
     "MAX_BACKOFF",
     "Batch",
-    "FollowWarning",
-    "HeadSource",
-    "PollingHeads",
-    "WebSocketHeads",
     "follow_export",
     "follow_shard",
     "follow_shards",
@@ -103,10 +99,6 @@ __all__ = [
 MAX_BACKOFF = 30.0
 #: Seconds without a new head after which the node is reported as stalled.
 STALL_AFTER = 30.0
-
-
-class FollowWarning(UserWarning):
-    """The node being followed misbehaved (unreachable, stalled, a lower head); following goes on."""
 
 
 def _report(message: str) -> None:
@@ -123,164 +115,9 @@ def _waited_out(exc: BaseException) -> bool:
 # --------------------------------------------------------------------------- heads
 
 
-class HeadSource(Protocol):
-    """Where new heads come from.
-
-    ``heads(shard)`` yields the shard's head block number each time one is observed, possibly
-    the same or a lower one again (the follower judges); it waits out a node that cannot
-    answer (reporting it) rather than raising.
-    """
-
-    def heads(self, shard: int) -> AsyncIterator[int]: ...
-
-
-@dataclass
-class PollingHeads:
-    """Heads by polling ``blockNumber`` (the session's generation) every ``every`` seconds.
-
-    Attributes
-    ----------
-    session
-        The open session to ask through.
-    every
-        Seconds between two polls (the main term of the lag).
-    max_backoff
-        While the node cannot answer, the wait doubles from ``every`` up to this.
-    """
-
-    session: Session
-    every: float = 1.0
-    max_backoff: float = MAX_BACKOFF
-
-    async def heads(self, shard: int) -> AsyncIterator[int]:
-        """Yield ``shard``'s head after each poll (see :class:`HeadSource`)."""
-        failures = 0
-        while True:
-            asked = time.monotonic()
-            try:
-                head = await self.session.head(shard, refresh=True)
-            except Exception as exc:
-                if not _waited_out(exc):
-                    raise
-                failures += 1
-                wait = min(self.max_backoff, self.every * 2**failures)
-                _report(f"shard {shard}: cannot read the head ({exc}); asking again in {wait:.1f} s")
-                await asyncio.sleep(wait)
-                continue
-            if failures:
-                _report(f"shard {shard}: the node answers again (head {head})")
-                failures = 0
-            yield head
-            # a steady cadence: the time the follower spent on this head counts towards the wait
-            await asyncio.sleep(max(0.0, self.every - (time.monotonic() - asked)))
-
-
-#: How a follow learns new heads: ``"auto"`` (a shard's WebSocket URL when its sharding
-#: structure lists one, else polling), ``"ws"`` (WebSocket, required) or ``"poll"``.
-HEADS_MODES = ("auto", "ws", "poll")
-
-
 def _report_head(report: HeadReport) -> None:
     """A :func:`~hmyframe.rpc.heads.watch_heads` report as a :class:`FollowWarning`."""
     warnings.warn(str(report), FollowWarning, stacklevel=2)
-
-
-@dataclass
-class WebSocketHeads:
-    """Heads from each shard's WebSocket ``newHeads`` subscription, where the node lists one.
-
-    ``heads(shard)`` looks the shard's ``ws`` URL up in the node's sharding structure and
-    follows :func:`~hmyframe.rpc.heads.watch_heads` there: a head within milliseconds of its
-    block, the socket re-opened with back-off (the head polled every ``every`` seconds
-    meanwhile) and every :class:`~hmyframe.rpc.heads.HeadReport` (a lost socket, a stall, a
-    lower head) issued as a :class:`FollowWarning`. A shard listing no URL is polled (as
-    :class:`PollingHeads`), unless ``require``.
-
-    Attributes
-    ----------
-    session
-        The open session (its client answers the sharding structure and the polls).
-    every
-        Seconds between polls of the head while a socket is down or where none is listed.
-    require
-        A shard listing no WebSocket URL is a :class:`~hmyframe.errors.ConfigError` (``--heads ws``).
-    stall_after
-        Seconds without a new head before the node is reported stalled.
-    max_backoff
-        Longest wait between attempts at a node that does not answer.
-    used
-        Per shard, the WebSocket URL followed, or ``"poll"``.
-    """
-
-    session: Session
-    every: float = 1.0
-    require: bool = False
-    stall_after: float = STALL_AFTER
-    max_backoff: float = MAX_BACKOFF
-    used: dict[int, str] = field(default_factory=dict)
-
-    async def _ws_url(self, shard: int) -> str | None:
-        failures = 0
-        while True:
-            try:
-                shards = await self.session.client.shards()
-                break
-            except Exception as exc:
-                if not _waited_out(exc):
-                    raise
-                failures += 1
-                wait = min(self.max_backoff, self.every * 2**failures)
-                _report(
-                    f"shard {shard}: cannot read the sharding structure ({exc}); asking again in {wait:.1f} s"
-                )
-                await asyncio.sleep(wait)
-        for info in shards:
-            if info.shard_id == shard and info.ws.startswith(("ws://", "wss://")):
-                return info.ws
-        if self.require:
-            listed = {info.shard_id: info.ws for info in shards}
-            raise ConfigError(
-                f"heads='ws' needs a WebSocket URL for shard {shard}, but the node's sharding structure "
-                f"lists {short_repr(listed.get(shard, 'no such shard'))}: use heads='poll' (--heads poll)"
-            )
-        return None
-
-    async def heads(self, shard: int) -> AsyncIterator[int]:
-        """Yield ``shard``'s head as each new block is announced (see :class:`HeadSource`)."""
-        from hmyframe.rpc.heads import watch_heads
-
-        url = await self._ws_url(shard)
-        if url is None:
-            self.used[shard] = "poll"
-            async for head in PollingHeads(self.session, self.every, self.max_backoff).heads(shard):
-                yield head
-            return
-        self.used[shard] = url
-        watched = watch_heads(
-            self.session.client,
-            shard,
-            ws_url=url,
-            poll_interval=self.every,
-            max_backoff=max(self.max_backoff, self.every),
-            stall_after=self.stall_after,
-            on_report=_report_head,
-        )
-        try:
-            async for head in watched:
-                yield head
-        finally:
-            await watched.aclose()
-
-
-def _check_heads(heads: object, poll: object) -> None:
-    """Refuse a bad ``heads`` or ``poll`` before any request."""
-    if isinstance(poll, bool) or not isinstance(poll, int | float) or not poll > 0:
-        raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
-    if (isinstance(heads, str) or not hasattr(heads, "heads")) and heads not in HEADS_MODES:
-        raise ConfigError(
-            f"heads must be one of {', '.join(map(repr, HEADS_MODES))} or a HeadSource, "
-            f"got {short_repr(heads)}"
-        )
 
 
 def head_source(
@@ -297,7 +134,11 @@ def head_source(
     heads
         ``"auto"`` (default): each shard's WebSocket ``newHeads`` where its sharding structure
         lists a URL, polling elsewhere; ``"ws"``: WebSocket, a shard without a URL is an error;
-        ``"poll"``: polling only; or a :class:`HeadSource`, returned as is.
+        ``"poll"``: polling only (all three: a :class:`~hmyframe.rpc.heads.ShardHeads` over the
+        session's client, polling ``blockNumber`` of the session's generation as the session
+        asks its heads: ``hmy_blockNumber`` with ``FetchOptions(version=1)``, else
+        ``hmyv2_blockNumber``; its reports issued as :class:`FollowWarning`); or a
+        :class:`HeadSource`, returned as is.
     stall_after
         Seconds without a new head before the node is reported stalled.
 
@@ -306,12 +147,18 @@ def head_source(
     ConfigError
         ``poll`` is not a number of seconds > 0, or ``heads`` none of the above.
     """
-    _check_heads(heads, poll)
+    check_heads(heads, poll)
     if not isinstance(heads, str):
         return heads  # type: ignore[return-value]
-    if heads == "poll":
-        return PollingHeads(session, float(poll))
-    return WebSocketHeads(session, float(poll), require=heads == "ws", stall_after=stall_after)
+    return ShardHeads(
+        session.client,
+        mode=heads,  # type: ignore[arg-type]
+        every=float(poll),
+        stall_after=stall_after,
+        max_backoff=MAX_BACKOFF,
+        poll_method="hmyv2_blockNumber" if session.options.version == 2 else "hmy_blockNumber",
+        on_report=_report_head,
+    )
 
 
 # --------------------------------------------------------------------------- following
@@ -416,7 +263,7 @@ async def follow_shard(
     end
         Stop once this block is done (``None``: never).
     collect
-        Read each batch's tables back (for :func:`follow`); else only write them.
+        Read each batch's tables back (for ``hmyframe.aio.follow``); else only write them.
     stall_after
         Seconds without a new head before the node is reported stalled.
     max_backoff
@@ -516,33 +363,12 @@ async def follow_shards(
     source = head_source(session, poll, heads, stall_after=stall_after)
     queue: asyncio.Queue[Batch | BaseException | None] = asyncio.Queue()
 
-    async def one(shard: int) -> None:
-        first, last = await _start(session, names, start, end, shard)
-        if first <= last:
-            pieces = (
-                [(first, last)] if catch_up else split_aligned([(first, last)], session.options.chunk_size)
-            )
-            for a, b in pieces:
-                seen = time.time()
-                tables = await fetch_range(session, names, a, b, shard, collect=collect, tails=True)
-                await queue.put(Batch(shard, a, b, b, seen, time.time(), tables))
-        if end is not None and last >= end:
-            return
-        async for batch in follow_shard(
-            session,
-            names,
-            shard,
-            max(last, first - 1),
-            source,
-            end=end,
-            collect=collect,
-            stall_after=stall_after,
-        ):
-            await queue.put(batch)
-
     async def run(shard: int) -> None:
         try:
-            await one(shard)
+            async for batch in _caught_up_then_followed(
+                session, names, start, shard, source, end, collect, catch_up, stall_after
+            ):
+                await queue.put(batch)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
@@ -568,6 +394,34 @@ async def follow_shards(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def _caught_up_then_followed(
+    session: Session,
+    names: Sequence[str],
+    start: object,
+    shard: int,
+    source: HeadSource,
+    end: int | None,
+    collect: bool,
+    catch_up: bool,
+    stall_after: float,
+) -> AsyncIterator[Batch]:
+    """One shard of :func:`follow_shards`: the blocks from ``start`` to the head (one batch, or
+    one per chunk without ``catch_up``), then the new ones as heads announce them."""
+    first, last = await _start(session, names, start, end, shard)
+    if first <= last:
+        pieces = [(first, last)] if catch_up else split_aligned([(first, last)], session.options.chunk_size)
+        for a, b in pieces:
+            seen = time.time()
+            tables = await fetch_range(session, names, a, b, shard, collect=collect, tails=True)
+            yield Batch(shard, a, b, b, seen, time.time(), tables)
+    if end is not None and last >= end:
+        return
+    async for batch in follow_shard(
+        session, names, shard, max(last, first - 1), source, end=end, collect=collect, stall_after=stall_after
+    ):
+        yield batch
+
+
 async def follow_export(
     session: Session,
     names: Sequence[str],
@@ -589,7 +443,7 @@ async def follow_export(
     ConfigError
         ``end`` not a block number or ``None``, or a bad ``start``, ``poll`` or ``heads``.
     """
-    _check_heads(heads, poll)
+    check_heads(heads, poll)
     if end is not None and (isinstance(end, bool) or not isinstance(end, int)):
         raise ConfigError(
             f"a follow's end must be a block number (stop there) or None (never stop), got {short_repr(end)}"
@@ -601,92 +455,3 @@ async def follow_export(
         if on_batch is not None:
             on_batch(batch)
     return {shard: ranges[shard] for shard in shards if shard in ranges}
-
-
-# --------------------------------------------------------------------------- the public iterator
-
-
-async def follow(
-    dataset: str,
-    start: object = None,
-    shard: object = 0,
-    *,
-    end: int | None = None,
-    rpc: object = None,
-    trace_rpc: str | dict[int, str] | None = None,
-    cache: Any = True,
-    options: Any = None,
-    output: Any = "pandas",
-    poll: float = 1.0,
-    heads: HeadSource | str = "auto",
-) -> AsyncIterator[Any]:
-    """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
-
-    Parameters
-    ----------
-    dataset
-        A block-range dataset (``blocks``, ``transactions``, ``staking_transactions``,
-        ``signers``, ``traces``).
-    start
-        First block (any form the fetchers take: a number, a UTC time, ``-100``...): the blocks
-        from there to the head come first, one batch per chunk. ``None`` (default): only blocks
-        after the current head.
-    shard
-        A shard id, a list of ids or ``"all"``: batches of every shard, each batch of one shard.
-    end
-        Stop after this block (``None``: never; break out of the loop or cancel to stop).
-    rpc, trace_rpc, cache, options
-        As for the fetchers; batches are cached like any fetch (``cache=False``: not kept).
-    output
-        ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
-        a fetch of the same blocks.
-    poll
-        Seconds between two polls of the head (the main term of the lag when polling; with a
-        WebSocket, the polling interval while the socket is re-opened).
-    heads
-        ``"auto"`` (default): each shard's WebSocket ``newHeads`` subscription where the node's
-        sharding structure lists a URL, else polling; ``"ws"``: WebSocket only; ``"poll"``:
-        polling only; or a :class:`HeadSource`.
-
-    Yields
-    ------
-    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
-        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
-        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
-        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
-
-    Raises
-    ------
-    ConfigError
-        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end``, ``poll``
-        or ``heads``; with ``heads="ws"``, a shard listing no WebSocket URL.
-
-    Examples
-    --------
-    >>> async for df in hmyframe.aio.follow("transactions", rpc="devnet"):   # doctest: +SKIP
-    ...     print(len(df))
-    """
-    from hmyframe.engine._output import check_output, to_output
-    from hmyframe.engine._public import _session
-    from hmyframe.engine._ranges import RANGE_DATASETS
-    from hmyframe.engine._shards import shard_ids, shard_spec
-
-    if dataset not in RANGE_DATASETS:
-        raise ConfigError(
-            f"follow needs a block-range dataset ({', '.join(RANGE_DATASETS)}), got {short_repr(dataset)}"
-        )
-    check_output(output)
-    spec = shard_spec(shard)
-    _check_heads(heads, poll)
-    async with _session(rpc, trace_rpc, cache, options) as session:
-        ids = await shard_ids(session, spec)
-        batches = follow_shards(
-            session, [dataset], start, ids, end=end, poll=poll, heads=heads, collect=True, catch_up=False
-        )
-        try:
-            async for batch in batches:
-                attrs = {"shard": batch.shard, "first": batch.first, "last": batch.last, "lag": batch.lag}
-                yield to_output(batch.tables[dataset], output, attrs)
-        finally:
-            with contextlib.suppress(RuntimeError):
-                await batches.aclose()

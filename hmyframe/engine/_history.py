@@ -25,7 +25,7 @@ from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
 from hmyframe.errors import ConfigError, MethodNotFoundError, ResponseShapeError, RpcError, short_repr
 from hmyframe.rpc.methods import address_param
@@ -36,15 +36,11 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hmyframe import metrics
-    from hmyframe.datasets import _convert
-    from hmyframe.metrics import _values
 else:  # loaded when a history is fetched (see hmyframe._lazy)
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
     pa = lazy_module("pyarrow")
     metrics = lazy_module("hmyframe.metrics")
-    _convert = lazy_module("hmyframe.datasets._convert")
-    _values = lazy_module("hmyframe.metrics._values")
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -54,7 +50,6 @@ __all__ = [
     "epoch_last_blocks",
     "epoch_of_block",
     "fetch_staking_history",
-    "staking_history",
 ]
 
 
@@ -106,8 +101,8 @@ def _header_int(header: dict[str, Any], key: str) -> int | None:
     if value is None:
         return None
     try:
-        return _convert.parse_int(value)
-    except _convert.Bad:
+        return ds.parse_int(value)
+    except ds.Bad:
         raise ResponseShapeError("getBlockByNumber", key, value, f"a block {key}") from None
 
 
@@ -115,16 +110,16 @@ async def current_epoch(session: Session) -> int:
     """The beacon chain's current epoch (``getEpoch``)."""
     raw = await session.client.request(session.methods.method("getEpoch"), [], shard=0)
     try:
-        return _convert.parse_int(raw)
-    except _convert.Bad:
+        return ds.parse_int(raw)
+    except ds.Bad:
         raise ResponseShapeError("getEpoch", "result", raw, "an epoch number") from None
 
 
 def _block_number(raw: Any) -> int:
     """An ``epochLastBlock`` answer as an int (a JSON number; hex text accepted)."""
     try:
-        return _convert.parse_int(raw)
-    except _convert.Bad:
+        return ds.parse_int(raw)
+    except ds.Bad:
         raise ResponseShapeError("epochLastBlock", "result", raw, "a block number") from None
 
 
@@ -298,6 +293,41 @@ async def fetch_staking_history(
     blocks = await epoch_last_blocks(session, epochs)
     headers = await gather_or_raise(_header(session, blocks[e][0]) for e in epochs)
     stamps = [_header_int(h, "timestamp") for h in headers]
+    tables, summaries = await _epoch_tables(session, epochs, blocks, validator, progress)
+    network = pd.DataFrame(
+        {
+            "epoch": np.array(epochs, dtype=np.int64),
+            "block": np.array([blocks[e][0] for e in epochs], dtype=np.int64),
+            "timestamp": pd.to_datetime(
+                [math.nan if s is None else s for s in stamps], unit="s", utc=True
+            ).astype("datetime64[ms, UTC]"),
+            "complete": np.array([blocks[e][1] for e in epochs], dtype=bool),
+        }
+    )
+    if validator is None:
+        network = _add_summaries(network, summaries)
+    validators_frame = (
+        pd.concat(tables["validators"], ignore_index=True)
+        if tables["validators"]
+        else metrics.annotate(_concat([], "validators"))
+    )
+    return StakingHistory(
+        network=network,
+        validators=validators_frame,
+        voting_power=_concat(tables["voting_power"], "voting_power"),
+        delegations=_concat(tables["delegations"], "delegations"),
+    )
+
+
+async def _epoch_tables(
+    session: Session,
+    epochs: list[int],
+    blocks: dict[int, tuple[int, bool]],
+    validator: str | None,
+    progress: bool | Callable[[int], None],
+) -> tuple[dict[str, list[pd.DataFrame]], list[dict[str, Any]]]:
+    """Each epoch's snapshot frames at its last block (one validator's, with ``validator``),
+    annotated, and each full snapshot's summary."""
     tables: dict[str, list[pd.DataFrame]] = {
         name: [] for name in ("validators", "voting_power", "delegations")
     }
@@ -328,91 +358,7 @@ async def fetch_staking_history(
             for name in tables:
                 tables[name].append(frames[name])
             bar.update(1)
-    network = pd.DataFrame(
-        {
-            "epoch": np.array(epochs, dtype=np.int64),
-            "block": np.array([blocks[e][0] for e in epochs], dtype=np.int64),
-            "timestamp": pd.to_datetime(
-                [math.nan if s is None else s for s in stamps], unit="s", utc=True
-            ).astype("datetime64[ms, UTC]"),
-            "complete": np.array([blocks[e][1] for e in epochs], dtype=bool),
-        }
-    )
-    if validator is None:
-        network = _add_summaries(network, summaries)
-    validators_frame = (
-        pd.concat(tables["validators"], ignore_index=True)
-        if tables["validators"]
-        else metrics.annotate(_concat([], "validators"))
-    )
-    return StakingHistory(
-        network=network,
-        validators=validators_frame,
-        voting_power=_concat(tables["voting_power"], "voting_power"),
-        delegations=_concat(tables["delegations"], "delegations"),
-    )
-
-
-async def staking_history(
-    start_epoch: int | None = None,
-    end_epoch: int | None = None,
-    every: int = 1,
-    *,
-    validator: str | None = None,
-    rpc: object = None,
-    cache: CacheArg = True,
-    options: FetchOptions | None = None,
-    progress: bool | Callable[[int], None] = False,
-) -> StakingHistory:
-    """Validator snapshots at the last block of each epoch ``start_epoch..end_epoch``, and the
-    network's figures per epoch.
-
-    Each epoch's last block comes from ``epochLastBlock`` (or, from a node without it, from the
-    blocks' ``epoch`` field); the epoch in progress is taken at the head. Snapshots are cached
-    like any snapshot and paced to the node's validator limiter.
-
-    Parameters
-    ----------
-    start_epoch, end_epoch
-        Inclusive epochs; ``end_epoch=None`` is the current epoch; a negative ``start_epoch``
-        counts back from the end (``staking_history(-5)``: the last five epochs).
-    every
-        Take every ``every``-th epoch.
-    validator
-        A ``one1``/``0x`` address: one validator's history, one cheap
-        ``getValidatorInformationByBlockNumber`` call per epoch (``network`` then has only
-        ``epoch``, ``block``, ``timestamp``, ``complete``).
-    rpc
-        A node URL, ``"devnet"``, a running ``Devnet``, an open ``Client`` or an open
-        :class:`~hmyframe.Session` (default: ``$HMYFRAME_RPC``, else the public mainnet endpoint).
-    cache
-        ``True`` (``data/`` or ``$HMYFRAME_CACHE``), a folder, a ``Cache``, or ``False``: each
-        epoch's snapshot is cached like any snapshot.
-    options
-        :class:`~hmyframe.FetchOptions` (pacing of validator pages, retries...).
-    progress
-        ``True`` for a bar counting epochs; a callable is called with 1 per epoch done.
-
-    Returns
-    -------
-    StakingHistory
-        ``.network`` (one row per epoch: Nakamoto per shard, Gini, elected count, total stake,
-        median signing...), ``.validators`` (per validator and epoch: stake, status, signing...),
-        ``.voting_power``, ``.delegations``; ``.validator(address)`` selects one validator.
-
-    Examples
-    --------
-    >>> h = hmyframe.staking_history(-5, rpc="devnet")             # doctest: +SKIP
-    >>> h.network[["epoch", "nakamoto", "gini", "total_stake_one"]]  # doctest: +SKIP
-    """
-    if isinstance(rpc, Session):  # an open session is used as it is
-        return await fetch_staking_history(
-            rpc, start_epoch, end_epoch, every, validator=validator, progress=progress
-        )
-    async with Session(rpc, cache=cache, options=options) as session:
-        return await fetch_staking_history(
-            session, start_epoch, end_epoch, every, validator=validator, progress=progress
-        )
+    return tables, summaries
 
 
 def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd.DataFrame:
@@ -420,9 +366,9 @@ def _add_summaries(network: pd.DataFrame, summaries: list[dict[str, Any]]) -> pd
     network = network.copy()
     network["validators"] = np.array([s["validators"] for s in summaries], dtype=np.int64)
     network["elected"] = np.array([s["elected"] for s in summaries], dtype=np.int64)
-    network["total_stake"] = _values.exact_series([s["total_stake"] for s in summaries]).array
+    network["total_stake"] = metrics.exact_series([s["total_stake"] for s in summaries]).array
     network["total_stake_one"] = np.array([s["total_stake_one"] for s in summaries], dtype=float)
-    network["elected_stake"] = _values.exact_series([s["elected_stake"] for s in summaries]).array
+    network["elected_stake"] = metrics.exact_series([s["elected_stake"] for s in summaries]).array
     network["gini"] = np.array([s["gini"] for s in summaries], dtype=float)
     integer = pd.ArrowDtype(pa.int64())
     network["nakamoto"] = pd.array([s["nakamoto"] for s in summaries], dtype=integer)

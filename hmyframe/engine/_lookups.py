@@ -16,7 +16,7 @@ from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
 from hmyframe.engine._session import Session, block_arg
-from hmyframe.errors import ConfigError, NotFoundError, short_repr
+from hmyframe.errors import ConfigError, NotFoundError, NotFoundWarning, short_repr
 from hmyframe.rpc.methods import tx_hash_param
 
 if TYPE_CHECKING:
@@ -26,9 +26,8 @@ else:
 
 __all__ = [
     "MissingPolicy",
-    "NotFoundWarning",
     "fetch_pending_cx_receipts",
-    "fetch_shards",
+    "fetch_sharding_structure",
     "fetch_traces_by_hash",
     "fetch_transactions_by_hash",
     "fetch_tx_counts",
@@ -45,10 +44,6 @@ async def _counted(awaitable: Awaitable[T], progress: ProgressFn | None) -> T:
     if progress is not None:
         progress(1)
     return result
-
-
-class NotFoundWarning(UserWarning):
-    """Some requested hashes are unknown to the node (their list is in ``df.attrs["not_found"]``)."""
 
 
 def _check_hashes(hashes: Sequence[str]) -> list[str]:
@@ -171,7 +166,7 @@ async def fetch_pending_cx_receipts(session: Session, shard: int = 0) -> pa.Tabl
     return ds.get("cx_receipts").convert([raw], ds.ConvertContext(shard_id=shard))
 
 
-async def fetch_shards(session: Session) -> pa.Table:
+async def fetch_sharding_structure(session: Session) -> pa.Table:
     """The network's shards and their endpoints, as the node lists them."""
     raw = await session.client.request_raw("hmy_getShardingStructure", [])
     return ds.get("shards").convert([raw], ds.ConvertContext(shard_id=await session.client.home_shard()))

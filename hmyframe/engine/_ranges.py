@@ -252,122 +252,37 @@ class _RangeFetch:
         ``pending`` those still being built in this chunk by other sources: the calls go out
         at once (unless the source plans from its needed tables), each piece's conversion
         waits for them. ``built`` is given the chunk's checked tables before they are written.
+
+        Each attempt is a :class:`_SourceChunk`; a call the node refuses may switch the source
+        to its fallback, and a transform may ask for the chunk again with other settings
+        (:class:`~hmyframe.datasets.sources.Refetch`): either is kept in the source's state for
+        the rest of the fetch, and the chunk is tried again with it.
         """
-        session = self.session
+        # a table its conversions only check against (Fill.uses) is left out if its source fails
         optional = {n for name in names for n in sources.fill_of(name).uses} - {
             n for name in names for n in sources.fill_of(name).needs
         }
         if pending and source.plans_from_needed:
             needed = {**needed, **await _tables(pending, optional)}
             pending = {}
-        options = session.options
+        options = self.session.options
         state = self.states.setdefault(source.name, {})
         detail = frozenset().union(*(source.fills[n].detail for n in names))
-        endpoint = await session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
-        builds = source.builds_for(detail)
-        hand = self.hand
-        # a piece of a source without needed tables is asked in requests sized by its answers
-        # seen so far (see piece_tables); the pieces (the tables' layout) stay the option's
-        sized = not any(f.needs for f in source.fills.values())
+        endpoint = await self.session.client.endpoint_url(self.shard, trace=source.trace_endpoint)
         for _attempt in range(8):
             request = ChunkRequest(
                 first=start,
                 last=end,
                 detail=detail,
-                rpc=session.methods,
+                rpc=self.session.methods,
                 blocks_per_request=options.blocks_per_request,
                 strategy=options.strategy,
                 state=dict(state),
                 needed=needed,
             )
-
-            # a small answer of a source with `merge_pieces` waits for the chunk's other small
-            # ones (its slot freed): they are converted together, paying the fixed cost once
-            small: dict[int, PieceJob] = {}
-
-            async def piece_tables(
-                index: int,
-                piece: Piece,
-                request: ChunkRequest = request,
-                small: dict[int, PieceJob] = small,
-            ) -> dict[str, pa.Table] | None:
-                if pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
-                    payloads = await self._piece(piece)
-                    have = {**request.needed, **await _tables(pending, optional)}
-                    return await convert(piece, payloads, have, request)
-                step = hand.step(source.name, piece.last - piece.first + 1) if sized else 0
-                if step > 0 and 2 * step <= piece.last - piece.first + 1:
-                    # (cut only when its requests are at most half of it: each has a fixed cost)
-                    # asked (and decoded) in smaller requests; put back together as one array a
-                    # column, as the piece asked at once makes it: the files do not change
-                    subs = source.plan(
-                        replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
-                    )
-                    subparts = await gather_or_raise(sub_tables(sub, request) for sub in subs)
-                    whole = [part for part in subparts if part is not None]  # (never merged: no index)
-                    names = dict.fromkeys(n for part in whole for n in part)
-                    return {
-                        n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks()
-                        for n in names
-                    }
-                return await sub_tables(piece, request, index)
-
-            async def sub_tables(
-                piece: Piece,
-                request: ChunkRequest,
-                index: int | None = None,
-                small: dict[int, PieceJob] = small,
-            ) -> dict[str, pa.Table] | None:
-                ticket = await hand.take(source.name, start, piece.first, piece.last - piece.first + 1)
-                try:
-                    payloads = await self._piece(piece)
-                    size = sum(map(len, payloads))
-                    hand.answered(ticket, size)
-                    if index is not None and source.merge_pieces and size <= SMALL_PIECE:
-                        small[index] = piece_job(piece, payloads, request.needed, request)
-                        return None  # (converted with the chunk's other small answers, its slot freed)
-                    tables = await convert(piece, payloads, request.needed, request)
-                    del payloads  # (the answers are free once converted, before the slot is)
-                    hand.converted(ticket, sum(t.nbytes for t in tables.values()))
-                    return tables
-                finally:
-                    hand.give_back(ticket)
-
-            def piece_job(
-                piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
-            ) -> PieceJob:
-                answers = Answers(
-                    shard=self.shard,
-                    first=piece.first,
-                    last=piece.last,
-                    detail=detail,
-                    state=request.state,
-                    builds=builds,
-                    calls=piece.calls,
-                    payloads=payloads,
-                    needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
-                    endpoint=endpoint,
-                )
-                return PieceJob(source.transform, answers)
-
-            async def convert(
-                piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table], request: ChunkRequest
-            ) -> dict[str, pa.Table]:
-                tables: dict[str, pa.Table] = await self._run(
-                    self.converter, convert_piece, piece_job(piece, payloads, have, request)
-                )
-                return tables
-
+            attempt = _SourceChunk(self, source, request, pending, optional, endpoint)
             try:
-                got = await gather_or_raise(
-                    piece_tables(i, piece) for i, piece in enumerate(source.plan(request))
-                )
-                if small:
-                    order = sorted(small)
-                    converted = await self._run(self.converter, convert_pieces, [small[i] for i in order])
-                    for i, part in zip(order, converted, strict=True):
-                        got[i] = part
-                parts = [part for part in got if part is not None]
+                parts = await attempt.parts()
             except concurrent.futures.BrokenExecutor as error:
                 if not _worker_died(error):
                     raise
@@ -391,22 +306,35 @@ class _RangeFetch:
                     raise
                 state.update(update)
                 continue
-            job = ChunkJob(
-                shard=self.shard,
-                first=start,
-                last=end,
-                parts=parts,
-                per_block=frozenset(n for n in builds if source.fills[n].per_block),
-                cache=session.cache,
-                chain_id=self.chain_id,
-                provenance=await self._provenance(source.trace_endpoint),
-                tails=self.tails,
-            )
-            tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
-            built(tables)  # others' conversions wait for these, not for their writing
-            await self._run(self.writer, write_chunk, job, tables)
-            return tables
+            return await self._write(source, start, end, parts, attempt.builds, built)
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
+
+    async def _write(
+        self,
+        source: RangeSource,
+        start: int,
+        end: int,
+        parts: list[dict[str, pa.Table]],
+        builds: Iterable[str],
+        built: Callable[[Mapping[str, pa.Table]], None],
+    ) -> dict[str, pa.Table]:
+        """Put a source's parts of the chunk together, check them, hand them to ``built`` (others'
+        conversions wait for these, not for their writing) and write them."""
+        job = ChunkJob(
+            shard=self.shard,
+            first=start,
+            last=end,
+            parts=parts,
+            per_block=frozenset(n for n in builds if source.fills[n].per_block),
+            cache=self.session.cache,
+            chain_id=self.chain_id,
+            provenance=await self._provenance(source.trace_endpoint),
+            tails=self.tails,
+        )
+        tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
+        built(tables)
+        await self._run(self.writer, write_chunk, job, tables)
+        return tables
 
     async def _provenance(self, trace: bool) -> _provenance.Provenance | None:
         """The provenance of a chunk fetched now (``None`` without a cache: nothing is written)."""
@@ -432,6 +360,116 @@ class _RangeFetch:
             return cache.read_range(self.chain_id, dataset, self.shard, start, end)
         parts = [t for _, t in sorted(self.memory[name], key=lambda item: item[0])]
         return pa.concat_tables(parts) if parts else dataset.schema.empty_table()
+
+
+class _SourceChunk:
+    """One attempt at one source's answers for one chunk: its pieces asked, converted as they
+    arrive (off the event loop), and returned as the chunk's parts.
+
+    A piece of a source without needed tables is asked in requests sized by the answers seen so
+    far (:meth:`~hmyframe.engine._hand.Hand.step`) and put back together; a small answer of a
+    source with ``merge_pieces`` waits for the chunk's other small ones (its slot freed) and
+    they are converted together, paying the fixed cost once. A piece whose conversion needs
+    tables still being built in this chunk (``pending``) waits for them. Made afresh for each
+    attempt of :meth:`_RangeFetch.run_source`, which retries outside it.
+    """
+
+    def __init__(
+        self,
+        fetch: _RangeFetch,
+        source: RangeSource,
+        request: ChunkRequest,
+        pending: Mapping[str, asyncio.Future[pa.Table]],
+        optional: set[str],
+        endpoint: str,
+    ) -> None:
+        self.fetch = fetch
+        self.source = source
+        self.request = request
+        self.pending = pending
+        self.optional = optional  # pending tables only checked against: left out if they fail
+        self.endpoint = endpoint
+        self.builds = source.builds_for(request.detail)
+        # (the pieces, the tables' layout, stay the option's whatever the requests' size)
+        self.sized = not any(f.needs for f in source.fills.values())
+        self.small: dict[int, PieceJob] = {}  # piece index -> its job, converted with the others
+
+    async def parts(self) -> list[dict[str, pa.Table]]:
+        """The converted tables of every piece of the chunk, in piece order."""
+        got = await gather_or_raise(
+            self._piece_tables(i, piece) for i, piece in enumerate(self.source.plan(self.request))
+        )
+        if self.small:
+            order = sorted(self.small)
+            converted = await self.fetch._run(
+                self.fetch.converter, convert_pieces, [self.small[i] for i in order]
+            )
+            for i, part in zip(order, converted, strict=True):
+                got[i] = part
+        return [part for part in got if part is not None]
+
+    async def _piece_tables(self, index: int, piece: Piece) -> dict[str, pa.Table] | None:
+        request, hand = self.request, self.fetch.hand
+        if self.pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
+            payloads = await self.fetch._piece(piece)
+            have = {**request.needed, **await _tables(self.pending, self.optional)}
+            return await self._convert(piece, payloads, have)
+        step = hand.step(self.source.name, piece.last - piece.first + 1) if self.sized else 0
+        if step > 0 and 2 * step <= piece.last - piece.first + 1:
+            # (cut only when its requests are at most half of it: each has a fixed cost)
+            # asked (and decoded) in smaller requests; put back together as one array a
+            # column, as the piece asked at once makes it: the files do not change
+            subs = self.source.plan(
+                replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
+            )
+            subparts = await gather_or_raise(self._sub_tables(sub) for sub in subs)
+            whole = [part for part in subparts if part is not None]  # (never merged: no index)
+            names = dict.fromkeys(n for part in whole for n in part)
+            return {
+                n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks() for n in names
+            }
+        return await self._sub_tables(piece, index)
+
+    async def _sub_tables(self, piece: Piece, index: int | None = None) -> dict[str, pa.Table] | None:
+        hand = self.fetch.hand
+        ticket = await hand.take(
+            self.source.name, self.request.first, piece.first, piece.last - piece.first + 1
+        )
+        try:
+            payloads = await self.fetch._piece(piece)
+            size = sum(map(len, payloads))
+            hand.answered(ticket, size)
+            if index is not None and self.source.merge_pieces and size <= SMALL_PIECE:
+                self.small[index] = self._job(piece, payloads, self.request.needed)
+                return None  # (converted with the chunk's other small answers, its slot freed)
+            tables = await self._convert(piece, payloads, self.request.needed)
+            del payloads  # (the answers are free once converted, before the slot is)
+            hand.converted(ticket, sum(t.nbytes for t in tables.values()))
+            return tables
+        finally:
+            hand.give_back(ticket)
+
+    def _job(self, piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table]) -> PieceJob:
+        answers = Answers(
+            shard=self.fetch.shard,
+            first=piece.first,
+            last=piece.last,
+            detail=self.request.detail,
+            state=self.request.state,
+            builds=self.builds,
+            calls=piece.calls,
+            payloads=payloads,
+            needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
+            endpoint=self.endpoint,
+        )
+        return PieceJob(self.source.transform, answers)
+
+    async def _convert(
+        self, piece: Piece, payloads: tuple[bytes, ...], have: Mapping[str, pa.Table]
+    ) -> dict[str, pa.Table]:
+        job = self._job(piece, payloads, have)
+        tables: dict[str, pa.Table] = await self.fetch._run(self.fetch.converter, convert_piece, job)
+        return tables
 
 
 def _worker_died(error: BaseException) -> bool:

@@ -100,7 +100,7 @@ async def _snapshot_epoch(session: Session, block: int) -> int | None:
     epoch = header.get("epoch") if isinstance(header, dict) else None
     if epoch is None:
         return None
-    from hmyframe.datasets._parse import Bad, parse_int
+    from hmyframe.datasets import Bad, parse_int
 
     try:
         return parse_int(epoch)

@@ -24,16 +24,18 @@ from typing import TYPE_CHECKING, Literal
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
-from hmyframe.datasets.tokens import FUNCTIONS, SELECTORS
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, RpcError, short_repr
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from hmyframe.datasets import tokens as token_dataset
 else:
     pa = lazy_module("pyarrow")
     pc = lazy_module("pyarrow.compute")
+    token_dataset = lazy_module("hmyframe.datasets.tokens")  # its schema loads pyarrow
 
 __all__ = ["TOKENS_PER_BATCH", "Namespace", "fetch_tokens", "token_addresses", "tokens_of_transfers"]
 
@@ -75,12 +77,15 @@ def _namespace(session: Session, namespace: Namespace | None) -> Namespace:
 
 
 def _plan(addresses: Sequence[str], block: int, namespace: Namespace) -> list[tuple[str, list[object]]]:
-    """The calls for ``addresses``, five per token in :data:`FUNCTIONS` order."""
+    """The calls for ``addresses``, five per token in ``FUNCTIONS`` order (the tokens dataset's)."""
     ref: int | str = block if namespace == "hmyv2" else hex(block)
     calls: list[tuple[str, list[object]]] = []
     for address in addresses:
         calls.append((f"{namespace}_getCode", [address, ref]))
-        calls += [(f"{namespace}_call", [{"to": address, "data": SELECTORS[f]}, ref]) for f in FUNCTIONS[1:]]
+        calls += [
+            (f"{namespace}_call", [{"to": address, "data": token_dataset.SELECTORS[f]}, ref])
+            for f in token_dataset.FUNCTIONS[1:]
+        ]
     return calls
 
 
@@ -96,7 +101,7 @@ async def _answers(
         if not isinstance(item, BaseException):
             payloads.append(item)
             continue
-        getcode = k % len(FUNCTIONS) == 0
+        getcode = k % len(token_dataset.FUNCTIONS) == 0
         if isinstance(item, RpcError) and (
             item.code == REVERTED or (getcode and isinstance(item, MethodNotFoundError))
         ):
@@ -182,7 +187,7 @@ async def fetch_tokens(
 
     groups = [todo[i : i + TOKENS_PER_BATCH] for i in range(0, len(todo), TOKENS_PER_BATCH)]
     answered = await gather_or_raise(batch(g) for g in groups)
-    calls = [(a, at, f) for a in todo for f in FUNCTIONS]
+    calls = [(a, at, f) for a in todo for f in token_dataset.FUNCTIONS]
     fetched = dataset.convert(
         [p for group in answered for p in group], ds.ConvertContext(shard_id=shard, token_calls=calls)
     )

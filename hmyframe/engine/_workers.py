@@ -125,11 +125,11 @@ def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
     HmyframeError
         Answers that cannot make the tables.
     """
-    from hmyframe.datasets._base import _gc_paused
+    from hmyframe.datasets import gc_paused
 
     # (the whole transform: decoding allocates a container per JSON object, and with the
     # collector running those allocations trigger collections that walk every tracked object)
-    with _gc_paused():
+    with gc_paused():
         return dict(_transform(job.transform)(job.answers))
 
 

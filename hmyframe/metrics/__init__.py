@@ -21,11 +21,23 @@ Fees and tokens
     :func:`fees` (per time bucket and shard: exact total, median, p95, failed share),
     :func:`top_payers`, :func:`token_activity` (per token: transfers, exact volume, senders,
     receivers; scaled with the ``tokens`` dataset).
+Reading frames (what every metric, plot and report does with its input)
+    :func:`exact_ints` / :func:`exact_series` (amounts as Python ints), :func:`amount_one` /
+    :func:`to_one` (ONE as floats), :func:`floats` (a column as float64, nulls as NaN),
+    :func:`require_columns` (a frame lacking a needed column is a ConfigError naming it).
 """
 
 from __future__ import annotations
 
-from hmyframe.metrics._values import ATTO_PER_ONE, amount_one, exact_ints, to_one
+from hmyframe.metrics._values import (
+    ATTO_PER_ONE,
+    amount_one,
+    exact_ints,
+    exact_series,
+    floats,
+    require_columns,
+    to_one,
+)
 from hmyframe.metrics.concentration import gini, lorenz, nakamoto, validator_voting_power
 from hmyframe.metrics.fees import fees, receipt_times, top_payers
 from hmyframe.metrics.staking import (
@@ -72,13 +84,16 @@ __all__ = [
     "delegation_summary",
     "elected",
     "exact_ints",
+    "exact_series",
     "fees",
+    "floats",
     "gas_utilisation",
     "gini",
     "lifetime_uptime",
     "lorenz",
     "nakamoto",
     "receipt_times",
+    "require_columns",
     "signing",
     "snapshot_diff",
     "stake",

@@ -121,31 +121,9 @@ def fees(
         Missing columns, a bad ``bucket``, or receipts whose blocks are not in ``blocks``.
     """
     require_columns(receipts, _FEE_COLUMNS, "fees")
-    if bucket is None:
-        keys: list[Any] = ["all"] * len(receipts)
-        width: str | None = None
-    else:
-        if not isinstance(bucket, str):
-            raise ConfigError(
-                f"bucket must be a pandas frequency such as '1h', 'auto' or None, got {short_repr(bucket)}"
-            )
-        times = receipt_times(receipts, blocks)
-        width = bucket_frequency(times, bucket)
-        keys = list(times.dt.floor(width)) if len(times) else []
+    keys, width = _bucket_keys(receipts, blocks, bucket)
     shards = floats(receipts["shard_id"]).astype(np.int64).tolist() if per_shard else [0] * len(receipts)
-    fee_values = exact_ints(receipts["fee"], "fee")
-    gas = floats(receipts["gas_used"]).fillna(0).astype(np.int64).tolist()
-    statuses = receipts["status"].astype(object).tolist()
-    groups: dict[tuple[Any, int], dict[str, Any]] = {}
-    for key, shard, fee, used, status in zip(keys, shards, fee_values, gas, statuses, strict=True):
-        entry = groups.setdefault((key, shard), {"n": 0, "failed": 0, "known": 0, "gas": 0, "fees": []})
-        entry["n"] += 1
-        entry["gas"] += used
-        if not is_missing(status):
-            entry["known"] += 1
-            entry["failed"] += _failed(status)
-        if fee is not None:
-            entry["fees"].append(fee)
+    groups = _groups(receipts, keys, shards)
     order = sorted(groups)
     totals = [sum(groups[k]["fees"]) for k in order]
     out = pd.DataFrame(
@@ -168,6 +146,41 @@ def fees(
         out = out.drop(columns="shard_id")
     out.attrs["freq"] = width
     return out
+
+
+def _bucket_keys(
+    receipts: pd.DataFrame, blocks: pd.DataFrame | None, bucket: str | None
+) -> tuple[list[Any], str | None]:
+    """Each receipt's time bucket, and the width used (``"all"`` and ``None`` without buckets)."""
+    if bucket is None:
+        return ["all"] * len(receipts), None
+    if not isinstance(bucket, str):
+        raise ConfigError(
+            f"bucket must be a pandas frequency such as '1h', 'auto' or None, got {short_repr(bucket)}"
+        )
+    times = receipt_times(receipts, blocks)
+    width = bucket_frequency(times, bucket)
+    return (list(times.dt.floor(width)) if len(times) else []), width
+
+
+def _groups(
+    receipts: pd.DataFrame, keys: list[Any], shards: list[int]
+) -> dict[tuple[Any, int], dict[str, Any]]:
+    """Per (bucket, shard): receipts, failed ones, ones with a status, gas, and the exact fees."""
+    fee_values = exact_ints(receipts["fee"], "fee")
+    gas = floats(receipts["gas_used"]).fillna(0).astype(np.int64).tolist()
+    statuses = receipts["status"].astype(object).tolist()
+    groups: dict[tuple[Any, int], dict[str, Any]] = {}
+    for key, shard, fee, used, status in zip(keys, shards, fee_values, gas, statuses, strict=True):
+        entry = groups.setdefault((key, shard), {"n": 0, "failed": 0, "known": 0, "gas": 0, "fees": []})
+        entry["n"] += 1
+        entry["gas"] += used
+        if not is_missing(status):
+            entry["known"] += 1
+            entry["failed"] += _failed(status)
+        if fee is not None:
+            entry["fees"].append(fee)
+    return groups
 
 
 def top_payers(receipts: pd.DataFrame, n: int = 10) -> pd.DataFrame:

@@ -358,17 +358,9 @@ def snapshot_diff(
         (commission, fractions), sorted by descending stake change. ``df.attrs`` holds
         ``old_block`` / ``new_block``, the snapshots' blocks, when the frames carry them.
     """
-    a = annotate(old, old_voting_power, old_delegations)
-    b = annotate(new, new_voting_power, new_delegations)
-    a_idx = {addr: i for i, addr in enumerate(a["validator_address"].astype(object))}
-    b_idx = {addr: i for i, addr in enumerate(b["validator_address"].astype(object))}
+    a_idx, a_stake, a_elected, a_rate, a_name = _side(annotate(old, old_voting_power, old_delegations))
+    b_idx, b_stake, b_elected, b_rate, b_name = _side(annotate(new, new_voting_power, new_delegations))
     addresses = sorted(set(a_idx) | set(b_idx))
-    a_stake, b_stake = exact_ints(a["stake"]), exact_ints(b["stake"])
-    a_elected, b_elected = a["elected"].to_numpy(dtype=bool), b["elected"].to_numpy(dtype=bool)
-    a_rate = floats(a["rate"]).to_numpy() if "rate" in a else np.full(len(a), np.nan)
-    b_rate = floats(b["rate"]).to_numpy() if "rate" in b else np.full(len(b), np.nan)
-    a_name = a["name"].astype(object).tolist() if "name" in a else [None] * len(a)
-    b_name = b["name"].astype(object).tolist() if "name" in b else [None] * len(b)
     rows: dict[str, list[Any]] = {
         k: [] for k in ("name", "joined", "left", "got_elected", "dropped", "rate_old", "rate_new")
     }
@@ -411,6 +403,17 @@ def snapshot_diff(
         if "snapshot_block" in side and side["snapshot_block"].notna().any():
             out.attrs[key] = int(floats(side["snapshot_block"]).max())
     return out
+
+
+def _side(
+    frame: pd.DataFrame,
+) -> tuple[dict[Any, int], list[int | None], np.ndarray, np.ndarray, list[Any]]:
+    """One annotated snapshot as :func:`snapshot_diff` reads it: each validator's row, exact
+    stakes, elected flags, commission rates (NaN when absent) and names (``None`` when absent)."""
+    index = {addr: i for i, addr in enumerate(frame["validator_address"].astype(object))}
+    rate = floats(frame["rate"]).to_numpy() if "rate" in frame else np.full(len(frame), np.nan)
+    names = frame["name"].astype(object).tolist() if "name" in frame else [None] * len(frame)
+    return index, exact_ints(frame["stake"]), frame["elected"].to_numpy(dtype=bool), rate, names
 
 
 def _check_share(value: object, what: str) -> float:

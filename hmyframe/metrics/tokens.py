@@ -116,6 +116,12 @@ def token_activity(token_transfers: pd.DataFrame, tokens: pd.DataFrame | None = 
         ],
         "token_activity",
     )
+    out = _activity(_tallies(token_transfers))
+    return out if tokens is None else _with_tokens(out, tokens)
+
+
+def _tallies(token_transfers: pd.DataFrame) -> dict[tuple[int, str, str], _Tally]:
+    """Each (shard, token, standard)'s tally of the transfers, exact amounts summed."""
     keys = zip(
         floats(token_transfers["shard_id"]).astype(np.int64).tolist(),
         token_transfers["token_address"].astype(object).tolist(),
@@ -136,9 +142,14 @@ def token_activity(token_transfers: pd.DataFrame, tokens: pd.DataFrame | None = 
         if tally is None:
             tally = groups[key] = _Tally(str(token_hex).lower())
         tally.add(sender, receiver, amount or 0)
+    return groups
+
+
+def _activity(groups: dict[tuple[int, str, str], _Tally]) -> pd.DataFrame:
+    """One row per tally, most transfers first (ties in key order)."""
     order = sorted(groups, key=lambda k: (-groups[k].transfers, k))
     tallies = [groups[k] for k in order]
-    out = pd.DataFrame(
+    return pd.DataFrame(
         {
             "shard_id": pd.array([k[0] for k in order], dtype=np.int64),
             "token_address": [k[1] for k in order],
@@ -152,8 +163,10 @@ def token_activity(token_transfers: pd.DataFrame, tokens: pd.DataFrame | None = 
             "receivers": pd.array([len(t.receivers) for t in tallies], dtype=np.int64),
         }
     )
-    if tokens is None:
-        return out
+
+
+def _with_tokens(out: pd.DataFrame, tokens: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with each token's name, symbol, decimals and scaled volume from ``tokens``."""
     table = _token_table(tokens)
     on = ["token_address_hex"]
     if table["shard_id"].notna().all():

@@ -19,12 +19,18 @@ Live (:mod:`hmyframe.plot.live`)
     :func:`live`: transactions and gas per minute per shard over the last minutes, following
     the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
 
-Adding a plot is one function in the module of its theme, drawn inside
-:func:`~hmyframe.plot._style.style` with the helpers of that module.
+The style
+    :func:`style` (a ``with`` block drawing in the plots' style: ``RC``, its matplotlib
+    settings), :func:`fmt_one`, :func:`fmt_count`, :func:`fmt_percent` (numbers as the plots
+    label them); the reports draw their figures with them.
+
+Adding a plot is one function in the module of its theme, drawn inside :func:`style` with the
+helpers of :mod:`hmyframe.plot._style`.
 """
 
 from __future__ import annotations
 
+from hmyframe.plot._style import RC, fmt_count, fmt_one, fmt_percent, style
 from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
@@ -50,6 +56,7 @@ from hmyframe.plot.throughput import (
 from hmyframe.plot.tokens import top_tokens
 
 __all__ = [
+    "RC",
     "LiveView",
     "block_times",
     "commission_distribution",
@@ -57,6 +64,9 @@ __all__ = [
     "delegator_concentration",
     "failed_share",
     "fees",
+    "fmt_count",
+    "fmt_one",
+    "fmt_percent",
     "gas",
     "gas_utilisation",
     "history",
@@ -67,6 +77,7 @@ __all__ = [
     "stake_distribution",
     "staking_directives",
     "status_breakdown",
+    "style",
     "top_tokens",
     "transactions",
     "validator_history",

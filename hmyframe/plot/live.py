@@ -263,6 +263,22 @@ def _display_handle() -> Any:
     return display(waiting, raw=True, display_id=True)  # type: ignore[no-untyped-call]
 
 
+def _check_arguments(
+    minutes: object, every: object, seconds: object, freq: object, size: object
+) -> tuple[float, float, float | None]:
+    """:func:`live`'s window, redraw interval and time limit in seconds, its other sizes checked."""
+    width = _seconds(minutes, "minutes")
+    assert width is not None
+    redraw = _seconds(every, "every")
+    assert redraw is not None
+    limit = _seconds(seconds, "seconds", optional=True)
+    if not isinstance(freq, str) or not freq:
+        raise ConfigError(f"plot.live freq must be a pandas frequency such as 'min', got {short_repr(freq)}")
+    if not isinstance(size, tuple) or len(size) != 2:
+        raise ConfigError(f"plot.live size must be (width, height) in inches, got {short_repr(size)}")
+    return width, redraw, limit
+
+
 def live(
     rpc: object = None,
     shard: object = "all",
@@ -333,20 +349,11 @@ def live(
             "plot.live runs as a task on a running event loop (a Jupyter cell, or a coroutine); "
             "in a script, call it inside asyncio.run(...) and await the view"
         ) from None
-    width = _seconds(minutes, "minutes")
-    assert width is not None
-    redraw = _seconds(every, "every")
-    assert redraw is not None
-    limit = _seconds(seconds, "seconds", optional=True)
-    freq_value: object = freq
-    if not isinstance(freq_value, str) or not freq_value:
-        raise ConfigError(f"plot.live freq must be a pandas frequency such as 'min', got {short_repr(freq)}")
-    size_value: object = size
-    if not isinstance(size_value, tuple) or len(size_value) != 2:
-        raise ConfigError(f"plot.live size must be (width, height) in inches, got {short_repr(size)}")
-    from hmyframe.engine._follow import _check_heads, follow
+    width, redraw, limit = _check_arguments(minutes, every, seconds, freq, size)
+    from hmyframe._public import follow
+    from hmyframe.rpc import check_heads
 
-    _check_heads(heads, poll)
+    check_heads(heads, poll)
     first = start if start is not None else -max(1, int(width * 60 / BLOCK_SECONDS))
     batches = follow("blocks", first, shard, rpc=rpc, cache=cache, output="pandas", poll=poll, heads=heads)
     return LiveView(batches, minutes=width, freq=freq, every=redraw, seconds=limit, size=size, show=display)

@@ -22,7 +22,7 @@ from matplotlib.ticker import MaxNLocator
 
 from hmyframe import metrics
 from hmyframe.errors import ConfigError, short_repr
-from hmyframe.metrics._values import amount_one, floats, require_columns
+from hmyframe.metrics import amount_one, floats, require_columns
 from hmyframe.plot._style import (
     BAD,
     GOOD,
@@ -592,80 +592,95 @@ def history(network: pd.DataFrame, metric: str = "nakamoto", *, ax: Axes | None 
         y = floats(network[column]).to_numpy()
         subtitle = f"epochs {x.min():,}–{x.max():,}"
         if metric == "nakamoto":
-            # the network's figure is its weakest shard's: a wide grey band under the shards'
-            # lines, so a shard line lying on it stays visible
-            ax.plot(
-                x,
-                y,
-                linewidth=7,
-                color="#222222",
-                alpha=0.18,
-                solid_capstyle="round",
-                label="network (weakest shard)",
-                zorder=1,
-            )
-            shards = sorted(c for c in network.columns if c.startswith("nakamoto_shard_"))
-            for name in shards:
-                shard = int(name.rsplit("_", 1)[1])
-                ax.plot(
-                    x,
-                    floats(network[name]).to_numpy(),
-                    marker="o",
-                    markersize=4,
-                    linewidth=1.8,
-                    color=shard_color(shard),
-                    label=f"shard {shard}",
-                    zorder=3,
-                )
-            count_axis(ax, "y", "validators to exceed 1/3 of votes")
-            highest = max(
-                [float(np.nanmax(y))]
-                + [
-                    float(np.nanmax(floats(network[c]).to_numpy()))
-                    for c in shards
-                    if floats(network[c]).notna().any()
-                ]
-            )
-            ax.set_ylim(0, highest * 1.15 + 1)  # headroom: the top line stays off the frame
-            ax.legend(loc="lower left")
-            subtitle += f"; latest {int(y[-1]) if not math.isnan(y[-1]) else '–'}"
+            subtitle += _nakamoto_lines(ax, network, x, y)
         else:
-            ax.plot(x, y, marker="o", linewidth=2, color=PALETTE[0])
-            if metric == "gini":
-                ax.set_ylim(0, 1)
-                ax.yaxis.set_label_text("Gini (0 = equal stakes)")
-                subtitle += f"; latest {y[-1]:.3f}"
-            elif metric == "total_stake":
-                one_axis(ax, "y", "total stake (ONE)")
-                subtitle += f"; latest {fmt_one(float(y[-1]))}"
-            elif metric == "elected":
-                count_axis(ax, "y", "elected validators")
-                subtitle += f"; latest {fmt_count(float(y[-1]))}"
-            else:
-                ax.set_ylim(min(0.6, float(np.nanmin(y)) - 0.02), 1.0)
-                ax.axhline(metrics.SIGNING_THRESHOLD, color=BAD, linestyle="--", linewidth=1.2)
-                ax.annotate(
-                    f"{fmt_percent(metrics.SIGNING_THRESHOLD, 0)} threshold",
-                    (0, metrics.SIGNING_THRESHOLD),
-                    xycoords=("axes fraction", "data"),
-                    xytext=(4, 3),
-                    textcoords="offset points",
-                    color=BAD,
-                    fontsize=9,
-                )
-                percent_axis(ax, "y", "median epoch signing share", decimals=0)
-                subtitle += f"; latest {fmt_percent(float(y[-1]))}"
+            subtitle += _network_line(ax, metric, x, y)
         _mark_incomplete(ax, network, x, y)
         _epoch_axis(ax, x)
-        if "complete" in network and not network["complete"].to_numpy(dtype=bool).all():
-            handles, labels = ax.get_legend_handles_labels()
-            handles.append(
-                Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="#333333")
-            )
-            labels.append("epoch in progress (at the head)")
-            ax.legend(handles, labels, loc="best")
+        _in_progress_legend(ax, network)
         title(ax, heading, subtitle)
         return ax
+
+
+def _nakamoto_lines(ax: Axes, network: pd.DataFrame, x: np.ndarray, y: np.ndarray) -> str:
+    """The network's Nakamoto coefficient under each shard's; the subtitle's latest value."""
+    # the network's figure is its weakest shard's: a wide grey band under the shards'
+    # lines, so a shard line lying on it stays visible
+    ax.plot(
+        x,
+        y,
+        linewidth=7,
+        color="#222222",
+        alpha=0.18,
+        solid_capstyle="round",
+        label="network (weakest shard)",
+        zorder=1,
+    )
+    shards = sorted(c for c in network.columns if c.startswith("nakamoto_shard_"))
+    for name in shards:
+        shard = int(name.rsplit("_", 1)[1])
+        ax.plot(
+            x,
+            floats(network[name]).to_numpy(),
+            marker="o",
+            markersize=4,
+            linewidth=1.8,
+            color=shard_color(shard),
+            label=f"shard {shard}",
+            zorder=3,
+        )
+    count_axis(ax, "y", "validators to exceed 1/3 of votes")
+    highest = max(
+        [float(np.nanmax(y))]
+        + [
+            float(np.nanmax(floats(network[c]).to_numpy()))
+            for c in shards
+            if floats(network[c]).notna().any()
+        ]
+    )
+    ax.set_ylim(0, highest * 1.15 + 1)  # headroom: the top line stays off the frame
+    ax.legend(loc="lower left")
+    return f"; latest {int(y[-1]) if not math.isnan(y[-1]) else '–'}"
+
+
+def _network_line(ax: Axes, metric: str, x: np.ndarray, y: np.ndarray) -> str:
+    """One network figure over epochs (``gini``, ``total_stake``, ``elected``, ``median_signing``);
+    the subtitle's latest value."""
+    ax.plot(x, y, marker="o", linewidth=2, color=PALETTE[0])
+    if metric == "gini":
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_label_text("Gini (0 = equal stakes)")
+        return f"; latest {y[-1]:.3f}"
+    if metric == "total_stake":
+        one_axis(ax, "y", "total stake (ONE)")
+        return f"; latest {fmt_one(float(y[-1]))}"
+    if metric == "elected":
+        count_axis(ax, "y", "elected validators")
+        return f"; latest {fmt_count(float(y[-1]))}"
+    ax.set_ylim(min(0.6, float(np.nanmin(y)) - 0.02), 1.0)
+    ax.axhline(metrics.SIGNING_THRESHOLD, color=BAD, linestyle="--", linewidth=1.2)
+    ax.annotate(
+        f"{fmt_percent(metrics.SIGNING_THRESHOLD, 0)} threshold",
+        (0, metrics.SIGNING_THRESHOLD),
+        xycoords=("axes fraction", "data"),
+        xytext=(4, 3),
+        textcoords="offset points",
+        color=BAD,
+        fontsize=9,
+    )
+    percent_axis(ax, "y", "median epoch signing share", decimals=0)
+    return f"; latest {fmt_percent(float(y[-1]))}"
+
+
+def _in_progress_legend(ax: Axes, network: pd.DataFrame) -> None:
+    """A legend entry for the hollow marker of the epoch still in progress, if any."""
+    if "complete" in network and not network["complete"].to_numpy(dtype=bool).all():
+        handles, labels = ax.get_legend_handles_labels()
+        handles.append(
+            Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="#333333")
+        )
+        labels.append("epoch in progress (at the head)")
+        ax.legend(handles, labels, loc="best")
 
 
 #: What :func:`validator_history` can draw, with its title.
@@ -697,37 +712,7 @@ def validator_history(rows: pd.DataFrame, metric: str = "signing", *, ax: Axes |
         name = rows["name"].astype(object).iloc[-1] if "name" in rows else None
         subtitle = f"{_label(name, rows['validator_address'].iloc[-1], 40)}, epochs {int(x.min()):,}–{int(x.max()):,}"
         if metric == "signing":
-            share = floats(rows["epoch_signing_percentage"]).to_numpy()
-            chosen = (
-                rows["elected"].to_numpy(dtype=bool)
-                if "elected" in rows
-                else metrics.elected(rows).to_numpy()
-            )
-            threshold = metrics.SIGNING_THRESHOLD
-            colors = [BAD if (not math.isnan(s) and s < threshold) else GOOD for s in share]
-            ax.bar(
-                x[chosen],
-                np.nan_to_num(share[chosen]),
-                color=[c for c, e in zip(colors, chosen, strict=True) if e],
-                width=0.7,
-            )
-            # epochs out of the committee: a pale full-height bar (no blocks to sign)
-            ax.bar(x[~chosen], np.ones(int((~chosen).sum())), color=MUTED, alpha=0.25, width=0.7)
-            subtitle += f"; elected in {int(chosen.sum()):,} of {len(x):,} epochs"
-            ax.axhline(threshold, color=BAD, linestyle="--", linewidth=1.2)
-            ax.set_ylim(0, 1.05)
-            percent_axis(ax, "y", "blocks signed (share of blocks to sign)", decimals=0)
-            ax.legend(
-                handles=[
-                    Line2D([], [], color=GOOD, linewidth=6, label="elected, at or above 66%"),
-                    Line2D([], [], color=BAD, linewidth=6, label="elected, below 66%"),
-                    Line2D(
-                        [], [], color=MUTED, alpha=0.4, linewidth=6, label="not elected (nothing to sign)"
-                    ),
-                ],
-                loc="upper left",
-                bbox_to_anchor=(1.01, 1.0),
-            )
+            subtitle += _signing_bars(ax, rows, x)
         elif metric in ("stake", "reward"):
             column = "stake" if metric == "stake" else "lifetime_reward"
             if column not in rows or rows[column].isna().all():
@@ -759,3 +744,33 @@ def validator_history(rows: pd.DataFrame, metric: str = "signing", *, ax: Axes |
         _epoch_axis(ax, x.astype(np.int64))
         title(ax, heading, subtitle)
         return ax
+
+
+def _signing_bars(ax: Axes, rows: pd.DataFrame, x: np.ndarray) -> str:
+    """The validator's signing share per epoch (red below the threshold, pale when not elected);
+    the subtitle's count of epochs elected."""
+    share = floats(rows["epoch_signing_percentage"]).to_numpy()
+    chosen = rows["elected"].to_numpy(dtype=bool) if "elected" in rows else metrics.elected(rows).to_numpy()
+    threshold = metrics.SIGNING_THRESHOLD
+    colors = [BAD if (not math.isnan(s) and s < threshold) else GOOD for s in share]
+    ax.bar(
+        x[chosen],
+        np.nan_to_num(share[chosen]),
+        color=[c for c, e in zip(colors, chosen, strict=True) if e],
+        width=0.7,
+    )
+    # epochs out of the committee: a pale full-height bar (no blocks to sign)
+    ax.bar(x[~chosen], np.ones(int((~chosen).sum())), color=MUTED, alpha=0.25, width=0.7)
+    ax.axhline(threshold, color=BAD, linestyle="--", linewidth=1.2)
+    ax.set_ylim(0, 1.05)
+    percent_axis(ax, "y", "blocks signed (share of blocks to sign)", decimals=0)
+    ax.legend(
+        handles=[
+            Line2D([], [], color=GOOD, linewidth=6, label="elected, at or above 66%"),
+            Line2D([], [], color=BAD, linewidth=6, label="elected, below 66%"),
+            Line2D([], [], color=MUTED, alpha=0.4, linewidth=6, label="not elected (nothing to sign)"),
+        ],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+    )
+    return f"; elected in {int(chosen.sum()):,} of {len(x):,} epochs"

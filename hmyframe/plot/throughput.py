@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
 from hmyframe import metrics
-from hmyframe.metrics._values import require_columns
+from hmyframe.metrics import require_columns
 from hmyframe.plot._style import (
     MUTED,
     PALETTE,

@@ -23,7 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from hmyframe.errors import ConfigError, short_repr
-from hmyframe.plot._style import RC, style
+from hmyframe.plot import RC, style
 
 __all__ = ["Card", "Column", "Page", "chart", "output_path"]
 

@@ -1,8 +1,9 @@
 """The staking report: one snapshot's concentration, signing and delegation, what changed since
 an earlier snapshot, and the network's history over the last epochs.
 
-:func:`render` builds the page from frames; :func:`staking_report` fetches them (through the
-normal cached fetchers) and writes the file (``hmyframe report staking`` on the command line).
+:func:`render` builds the page from frames; the coroutine :func:`staking_report` fetches them
+(through the normal cached fetchers) and writes the file. Its doors are ``hmyframe.aio.staking_report``
+and the blocking ``hmyframe.report.staking_report`` (``hmyframe report staking`` on the command line).
 """
 
 from __future__ import annotations
@@ -19,18 +20,23 @@ from matplotlib.axes import Axes
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe._text import chain_text
 from hmyframe.cache import Cache
-from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staking_history
-from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.engine._snapshots import fetch_snapshot
+from hmyframe.engine import (
+    FetchOptions,
+    Session,
+    StakingHistory,
+    block_arg,
+    epoch_of_block,
+    fetch_snapshot,
+    fetch_staking_history,
+)
 from hmyframe.errors import ConfigError, redact_url
-from hmyframe.metrics._values import floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
-__all__ = ["Snapshot", "render", "staking_report", "staking_report_async"]
+__all__ = ["Snapshot", "render", "staking_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -155,13 +161,28 @@ def render(
     Page
         ``page.render()`` is the HTML text.
     """
-    v, vp, d = snapshot.validators, snapshot.voting_power, snapshot.delegations
-    summary = metrics.staking_summary(v, vp, d)
-    apr = metrics.apr_distribution(v, vp) if "apr" in v else pd.Series({"count": 0.0})
     page = Page(
         "Harmony staking report",
         [f"Validator snapshot at {snapshot.where()}" + (f" · {source}" if source else "")],
     )
+    _summary_section(page, snapshot)
+    _stake_section(page, snapshot, top)
+    _validators_section(page, snapshot)
+    _signing_section(page, snapshot)
+    _delegation_section(page, snapshot)
+    if previous is not None:
+        _changes_section(page, previous, snapshot, top)
+    if history is not None:
+        _history_section(page, history)
+    _reading_section(page)
+    return page
+
+
+def _summary_section(page: Page, snapshot: Snapshot) -> None:
+    """The snapshot's figures: validators, stake, concentration, signing, APR."""
+    v, vp, d = snapshot.validators, snapshot.voting_power, snapshot.delegations
+    summary = metrics.staking_summary(v, vp, d)
+    apr = metrics.apr_distribution(v, vp) if "apr" in v else pd.Series({"count": 0.0})
     page.section("Summary")
     by_shard = ", ".join(
         f"shard {s}: {n if n is not None else '–'}" for s, n in summary["nakamoto_by_shard"].items()
@@ -190,6 +211,11 @@ def render(
             ),
         ]
     )
+
+
+def _stake_section(page: Page, snapshot: Snapshot, top: int) -> None:
+    """The largest validators' stakes, the Lorenz curve and the committees' concentration."""
+    v, vp = snapshot.validators, snapshot.voting_power
     page.section("Stake and concentration")
     page.figure(
         lambda ax: hplot.stake_distribution(v, top, ax=ax),
@@ -206,6 +232,11 @@ def render(
         lambda ax: hplot.voting_power_by_shard(vp, ax=ax),
         "Share of each shard committee's votes held by its largest validators.",
     )
+
+
+def _validators_section(page: Page, snapshot: Snapshot) -> None:
+    """Election status and commission rates."""
+    v, vp = snapshot.validators, snapshot.voting_power
     page.section("Validators")
     page.figure(
         lambda ax: hplot.status_breakdown(v, voting_power=vp, ax=ax),
@@ -213,6 +244,11 @@ def render(
         (8.0, 3.2),
     )
     page.figure(lambda ax: hplot.commission_distribution(v, ax=ax), "Current commission rates.")
+
+
+def _signing_section(page: Page, snapshot: Snapshot) -> None:
+    """This epoch's signing, and the elected validators below the threshold."""
+    v, vp = snapshot.validators, snapshot.voting_power
     page.section(
         "Signing",
         "Harmony removes from the next election an elected validator that signs less than 66% of its blocks in an epoch.",
@@ -226,81 +262,95 @@ def render(
     stakes = v.set_index(v["validator_address"].astype(object))["stake_one"]
     below = below.assign(stake_one=below["validator_address"].map(stakes))
     page.table(below, _signing_columns(), empty="No elected validator is below the threshold.")
+
+
+def _delegation_section(page: Page, snapshot: Snapshot) -> None:
+    """Delegators per validator and the share of its largest one."""
+    d = snapshot.delegations
     page.section("Delegation")
     page.figure(
         lambda ax: hplot.delegator_concentration(d, ax=ax),
         "Per validator: how many delegators it has and how much of its stake the largest one holds.",
     )
-    if previous is not None:
-        page.section(f"Changes since {previous.where()}")
-        diff = metrics.snapshot_diff(
-            previous.validators,
-            v,
-            old_voting_power=previous.voting_power,
-            new_voting_power=vp,
-            old_delegations=previous.delegations,
-            new_delegations=d,
-        )
-        counts = {k: int(diff[k].sum()) for k in ("joined", "left", "got_elected", "dropped")}
-        page.cards(
-            [
-                Card("Joined", fmt_count(counts["joined"]), "new validators"),
-                Card("Left", fmt_count(counts["left"]), "validators gone"),
-                Card("Got elected", fmt_count(counts["got_elected"])),
-                Card("Dropped", fmt_count(counts["dropped"]), "out of the committee"),
-                Card("Commission changes", fmt_count(int((diff["rate_change"].fillna(0) != 0).sum()))),
-            ]
-        )
+
+
+def _changes_section(page: Page, previous: Snapshot, snapshot: Snapshot, top: int) -> None:
+    """What changed since ``previous``: joins, departures, elections, the largest stake changes."""
+    v, vp, d = snapshot.validators, snapshot.voting_power, snapshot.delegations
+    page.section(f"Changes since {previous.where()}")
+    diff = metrics.snapshot_diff(
+        previous.validators,
+        v,
+        old_voting_power=previous.voting_power,
+        new_voting_power=vp,
+        old_delegations=previous.delegations,
+        new_delegations=d,
+    )
+    counts = {k: int(diff[k].sum()) for k in ("joined", "left", "got_elected", "dropped")}
+    page.cards(
+        [
+            Card("Joined", fmt_count(counts["joined"]), "new validators"),
+            Card("Left", fmt_count(counts["left"]), "validators gone"),
+            Card("Got elected", fmt_count(counts["got_elected"])),
+            Card("Dropped", fmt_count(counts["dropped"]), "out of the committee"),
+            Card("Commission changes", fmt_count(int((diff["rate_change"].fillna(0) != 0).sum()))),
+        ]
+    )
+    page.figure(
+        lambda ax: hplot.snapshot_diff(diff, 10, ax=ax),
+        "Largest stake gains and losses between the two snapshots.",
+        (8.0, 5.2),
+    )
+    page.heading("Largest stake changes")
+    change = floats(diff["stake_change_one"]).abs()
+    largest = diff.loc[change.sort_values(ascending=False).index[:top]].reset_index()
+    largest = largest.assign(
+        event=[_events(r) for _, r in largest.iterrows()],
+        stake_old_one=metrics.to_one(largest["stake_old"]).to_numpy(),
+        stake_new_one=metrics.to_one(largest["stake_new"]).to_numpy(),
+    )
+    largest = largest[floats(largest["stake_change_one"]) != 0]
+    page.table(largest, _diff_columns(), empty="No stake changed.")
+
+
+def _history_section(page: Page, history: StakingHistory) -> None:
+    """The network's figures over the history's epochs: charts and a table per epoch."""
+    net = history.network
+    epochs = f"epochs {int(net['epoch'].min()):,}–{int(net['epoch'].max()):,}" if len(net) else "no epoch"
+    page.section(
+        f"History over {len(net):,} epochs", f"Snapshots at the last block of each epoch ({epochs})."
+    )
+    for metric in ("nakamoto", "gini", "total_stake", "elected", "median_signing"):
         page.figure(
-            lambda ax: hplot.snapshot_diff(diff, 10, ax=ax),
-            "Largest stake gains and losses between the two snapshots.",
-            (8.0, 5.2),
+            functools.partial(_history_chart, net, metric),
+            hplot.staking.HISTORY_METRICS[metric] + ".",
+            (8.0, 3.6),
         )
-        page.heading("Largest stake changes")
-        change = floats(diff["stake_change_one"]).abs()
-        largest = diff.loc[change.sort_values(ascending=False).index[:top]].reset_index()
-        largest = largest.assign(
-            event=[_events(r) for _, r in largest.iterrows()],
-            stake_old_one=metrics.to_one(largest["stake_old"]).to_numpy(),
-            stake_new_one=metrics.to_one(largest["stake_new"]).to_numpy(),
-        )
-        largest = largest[floats(largest["stake_change_one"]) != 0]
-        page.table(largest, _diff_columns(), empty="No stake changed.")
-    if history is not None:
-        net = history.network
-        epochs = f"epochs {int(net['epoch'].min()):,}–{int(net['epoch'].max()):,}" if len(net) else "no epoch"
-        page.section(
-            f"History over {len(net):,} epochs", f"Snapshots at the last block of each epoch ({epochs})."
-        )
-        for metric in ("nakamoto", "gini", "total_stake", "elected", "median_signing"):
-            page.figure(
-                functools.partial(_history_chart, net, metric),
-                hplot.staking.HISTORY_METRICS[metric] + ".",
-                (8.0, 3.6),
-            )
-        page.heading("Per epoch")
-        table = net.assign(
-            nakamoto_text=[
-                ("–" if n is pd.NA else str(n)) for n in net.get("nakamoto", pd.Series([pd.NA] * len(net)))
-            ],
-        )
-        page.table(
-            table,
-            [
-                Column("epoch", "epoch", lambda x: f"{x:,}", numeric=True),
-                Column("block", "block", lambda x: f"{x:,}", numeric=True),
-                Column("timestamp", "time (UTC)", lambda t: pd.Timestamp(t).strftime("%Y-%m-%d %H:%M")),
-                Column("elected", "elected", lambda x: f"{x:,}", numeric=True),
-                Column(
-                    "total_stake_one", "total stake (ONE)", lambda x: fmt_one(x, unit=False), numeric=True
-                ),
-                Column("gini", "Gini", lambda x: f"{x:.3f}", numeric=True),
-                Column("nakamoto_text", "Nakamoto", numeric=True),
-                Column("median_signing", "median signing", fmt_percent, numeric=True),
-                Column("below_threshold", "below 66%", lambda x: f"{x:,}", numeric=True),
-            ],
-            empty="No epoch in the history.",
-        )
+    page.heading("Per epoch")
+    table = net.assign(
+        nakamoto_text=[
+            ("–" if n is pd.NA else str(n)) for n in net.get("nakamoto", pd.Series([pd.NA] * len(net)))
+        ],
+    )
+    page.table(
+        table,
+        [
+            Column("epoch", "epoch", lambda x: f"{x:,}", numeric=True),
+            Column("block", "block", lambda x: f"{x:,}", numeric=True),
+            Column("timestamp", "time (UTC)", lambda t: pd.Timestamp(t).strftime("%Y-%m-%d %H:%M")),
+            Column("elected", "elected", lambda x: f"{x:,}", numeric=True),
+            Column("total_stake_one", "total stake (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("gini", "Gini", lambda x: f"{x:.3f}", numeric=True),
+            Column("nakamoto_text", "Nakamoto", numeric=True),
+            Column("median_signing", "median signing", fmt_percent, numeric=True),
+            Column("below_threshold", "below 66%", lambda x: f"{x:,}", numeric=True),
+        ],
+        empty="No epoch in the history.",
+    )
+
+
+def _reading_section(page: Page) -> None:
+    """How to read the report: stake, voting power, Nakamoto and Gini."""
     page.section("How to read this report")
     page.note(
         "Stake is each validator's total delegation, its own included. Voting power is a validator's share of a "
@@ -309,7 +359,6 @@ def render(
         "(enough to halt it); the network's is its weakest shard's. The Gini coefficient is computed exactly "
         "from the elected validators' stakes in atto."
     )
-    return page
 
 
 def _history_chart(network: pd.DataFrame, metric: str, ax: Axes) -> Axes:
@@ -323,7 +372,7 @@ async def _snapshot(session: Session, block: int | None) -> Snapshot:
     return Snapshot(frames["validators"], frames["voting_power"], frames["delegations"], at, epoch)
 
 
-async def staking_report_async(
+async def staking_report(
     out: str | os.PathLike[str],
     *,
     rpc: object = None,
@@ -375,6 +424,3 @@ async def staking_report_async(
         source = redact_url(session.url)
     page = render(snapshot, previous=previous, history=past, source=source)
     return write(page, path)
-
-
-staking_report = blocking_twin(staking_report_async, "staking_report")

@@ -1,10 +1,11 @@
 """The throughput report: a block range's transactions, gas, block times, cross-shard transfers,
 staking directives, fees and token transfers, per shard.
 
-:func:`render` builds the page from frames; :func:`throughput_report` fetches them (blocks,
-transactions, staking transactions, receipts and token transfers of each shard, through the
-normal cached range fetcher) and writes the file (``hmyframe report throughput`` on the command
-line).
+:func:`render` builds the page from frames; the coroutine :func:`throughput_report` fetches them
+(blocks, transactions, staking transactions, receipts and token transfers of each shard, through
+the normal cached range fetcher) and writes the file. Its doors are
+``hmyframe.aio.throughput_report`` and the blocking ``hmyframe.report.throughput_report``
+(``hmyframe report throughput`` on the command line).
 """
 
 from __future__ import annotations
@@ -19,21 +20,25 @@ import pyarrow as pa
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe._text import chain_text
 from hmyframe.cache import Cache
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_shards
-from hmyframe.engine._session import FetchOptions, Session
-from hmyframe.engine._shards import shard_ids, shard_label, shard_spec
-from hmyframe.engine._tokens import tokens_of_transfers
+from hmyframe.engine import (
+    FetchOptions,
+    Progress,
+    Session,
+    fetch_shards,
+    shard_ids,
+    shard_label,
+    shard_spec,
+    tokens_of_transfers,
+)
 from hmyframe.errors import redact_url
-from hmyframe.metrics._values import floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
-__all__ = ["render", "throughput_report", "throughput_report_async"]
+__all__ = ["render", "throughput_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 ShardArg = int | str | Sequence[int]
@@ -81,7 +86,6 @@ def render(
     Page
         ``page.render()`` is the HTML text.
     """
-    shards = sorted(int(s) for s in blocks["shard_id"].dropna().unique()) if len(blocks) else []
     ranges = [
         f"shard {s}: blocks {int(g.block_number.min()):,}–{int(g.block_number.max()):,}"
         for s, g in blocks.groupby("shard_id")
@@ -90,6 +94,29 @@ def render(
         "Harmony throughput report",
         ["; ".join(ranges) or "an empty range", _span(blocks) + (f" · {source}" if source else "")],
     )
+    times = metrics.block_times(blocks) if len(blocks) else pd.DataFrame()
+    _summary_section(page, blocks, transactions, staking_transactions, times)
+    _activity_section(page, blocks, freq)
+    _production_section(page, blocks, times)
+    _transfers_section(page, transactions, staking_transactions, freq)
+    if receipts is not None:
+        _fees_section(page, receipts, blocks, freq)
+    if token_transfers is not None:
+        _tokens_section(page, token_transfers, tokens)
+    _reading_section(page)
+    return page
+
+
+def _summary_section(
+    page: Page,
+    blocks: pd.DataFrame,
+    transactions: pd.DataFrame,
+    staking_transactions: pd.DataFrame,
+    times: pd.DataFrame,
+) -> None:
+    """The range's figures: blocks, transactions and their rate, senders, value, cross-shard
+    share, gas, block time, staking transactions, contract creations."""
+    shards = sorted(int(s) for s in blocks["shard_id"].dropna().unique()) if len(blocks) else []
     seconds = (
         (
             pd.to_datetime(blocks["timestamp"], utc=True).max()
@@ -99,7 +126,6 @@ def render(
         if len(blocks) > 1
         else 0.0
     )
-    times = metrics.block_times(blocks) if len(blocks) else pd.DataFrame()
     cross = metrics.cross_shard(transactions) if len(transactions) else None
     senders = transactions["from_address"].nunique() if len(transactions) else 0
     creations = (
@@ -146,6 +172,10 @@ def render(
             Card("Contract creations", fmt_count(creations)),
         ]
     )
+
+
+def _activity_section(page: Page, blocks: pd.DataFrame, freq: str) -> None:
+    """Transactions, gas and gas utilisation per time bucket."""
     page.section("Activity")
     page.figure(
         lambda ax: hplot.transactions(blocks, freq, ax=ax), "Transactions per time bucket, stacked by shard."
@@ -154,6 +184,10 @@ def render(
     page.figure(
         lambda ax: hplot.gas_utilisation(blocks, freq, ax=ax), "Gas used as a share of the blocks' gas limit."
     )
+
+
+def _production_section(page: Page, blocks: pd.DataFrame, times: pd.DataFrame) -> None:
+    """Block times per shard (``times``: :func:`hmyframe.metrics.block_times`): a chart and a table."""
     page.section("Block production")
     page.figure(
         lambda ax: hplot.block_times(blocks, ax=ax),
@@ -173,6 +207,12 @@ def render(
         ],
         empty="No blocks in the range.",
     )
+
+
+def _transfers_section(
+    page: Page, transactions: pd.DataFrame, staking_transactions: pd.DataFrame, freq: str
+) -> None:
+    """Cross-shard transfers and staking directives over time, and the figures per shard."""
     page.section("Transfers and staking")
     page.figure(
         lambda ax: hplot.cross_shard(transactions, freq, ax=ax),
@@ -208,10 +248,10 @@ def render(
                 Column("count_share", "cross-shard", fmt_percent, numeric=True),
             ],
         )
-    if receipts is not None:
-        _fees_section(page, receipts, blocks, freq)
-    if token_transfers is not None:
-        _tokens_section(page, token_transfers, tokens)
+
+
+def _reading_section(page: Page) -> None:
+    """How to read the report: buckets, block times, cross-shard, fees, token volumes."""
     page.section("How to read this report")
     page.note(
         "Time buckets are UTC and start on round times, so the first and last buckets may cover only part of "
@@ -222,7 +262,6 @@ def render(
         "decimals where they are known; mints come from and burns go to the zero address, which is not counted "
         "among senders and receivers."
     )
-    return page
 
 
 def _fees_section(page: Page, receipts: pd.DataFrame, blocks: pd.DataFrame, freq: str) -> None:
@@ -382,7 +421,7 @@ def _listed_tokens(transfers: pa.Table) -> pa.Table:
     return transfers.filter(pa.array(keep, type=pa.bool_()))
 
 
-async def throughput_report_async(
+async def throughput_report(
     out: str | os.PathLike[str],
     start: object,
     end: object = None,
@@ -442,6 +481,3 @@ async def throughput_report_async(
         source=source,
     )
     return write(page, path)
-
-
-throughput_report = blocking_twin(throughput_report_async, "throughput_report")

@@ -2,8 +2,10 @@
 
 Signing per epoch, stake and delegators over time, rewards, commission, status changes and the
 largest delegators. :func:`render` builds the page from a validator's history;
-:func:`validator_report` fetches it (one ``getValidatorInformationByBlockNumber`` call per
-epoch, see :func:`hmyframe.staking_history`) and writes the file (``hmyframe report validator``).
+the coroutine :func:`validator_report` fetches it (one ``getValidatorInformationByBlockNumber``
+call per epoch, see :func:`hmyframe.staking_history`) and writes the file. Its doors are
+``hmyframe.aio.validator_report`` and the blocking ``hmyframe.report.validator_report``
+(``hmyframe report validator`` on the command line).
 """
 
 from __future__ import annotations
@@ -17,18 +19,16 @@ import pandas as pd
 
 from hmyframe import metrics
 from hmyframe import plot as hplot
-from hmyframe._sync import blocking_twin
 from hmyframe._text import chain_text
 from hmyframe.cache import Cache
-from hmyframe.engine._history import StakingHistory, fetch_staking_history
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine import FetchOptions, Session, StakingHistory, block_arg, fetch_staking_history
 from hmyframe.errors import ConfigError, redact_url
-from hmyframe.metrics._values import amount_one, floats
-from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
+from hmyframe.metrics import amount_one, floats
+from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.report._html import Card, Column, Page, output_path, write
 from hmyframe.rpc.methods import address_param
 
-__all__ = ["render", "status_changes", "validator_report", "validator_report_async"]
+__all__ = ["render", "status_changes", "validator_report"]
 
 CacheArg = bool | str | os.PathLike[str] | Cache
 
@@ -114,14 +114,29 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             "The validator has no snapshot in the epochs asked for (created later, or unknown address)."
         )
         return page
-    last = rows.iloc[-1]
-    epochs = rows["snapshot_epoch"].astype("int64")
+    key = rows.iloc[-1]["validator_address"]
     delegations = history.delegations
-    key = last["validator_address"]
     latest = delegations[
         (delegations["validator_address"].astype(object) == key)
-        & (delegations["snapshot_epoch"].astype("int64") == int(epochs.iloc[-1]))
+        & (
+            delegations["snapshot_epoch"].astype("int64")
+            == int(rows["snapshot_epoch"].astype("int64").iloc[-1])
+        )
     ]
+    _summary_section(page, rows, latest)
+    _history_sections(page, rows)
+    _status_section(page, rows)
+    _delegators_section(page, rows, latest, top)
+    _epochs_section(page, rows)
+    return page
+
+
+def _summary_section(page: Page, rows: pd.DataFrame, latest: pd.DataFrame) -> None:
+    """The validator at its last epoch: status, stake, delegators, commission, elections,
+    signing, rewards, uptime (``latest``: its delegations at that epoch)."""
+    last = rows.iloc[-1]
+    epochs = rows["snapshot_epoch"].astype("int64")
+    key = last["validator_address"]
     summary = metrics.delegation_summary(latest) if len(latest) else None
     share = floats(rows["epoch_signing_percentage"]).to_numpy()
     elected = rows["elected"].to_numpy(dtype=bool)
@@ -171,6 +186,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Card("Lifetime uptime", fmt_percent(float(uptime)), "blocks signed / to sign"),
         ]
     )
+
+
+def _history_sections(page: Page, rows: pd.DataFrame) -> None:
+    """Signing, then stake, delegators, rewards and commission, epoch by epoch."""
     page.section("Signing")
     page.figure(
         lambda ax: hplot.validator_history(rows, "signing", ax=ax),
@@ -198,6 +217,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
         "Commission rate, and the maximum it may reach.",
         (8.0, 3.8),
     )
+
+
+def _status_section(page: Page, rows: pd.DataFrame) -> None:
+    """Each epoch whose status differs from the one before."""
     page.section("Status changes")
     page.table(
         status_changes(rows),
@@ -207,6 +230,12 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Column("status", "status after"),
         ],
     )
+
+
+def _delegators_section(page: Page, rows: pd.DataFrame, latest: pd.DataFrame, top: int) -> None:
+    """The ``top`` largest delegations at the last epoch (``latest``), the self delegation marked."""
+    epochs = rows["snapshot_epoch"].astype("int64")
+    key = rows.iloc[-1]["validator_address"]
     page.section(f"Largest delegators at epoch {int(epochs.iloc[-1]):,}")
     if len(latest):
         total = sum(v for v in metrics.exact_ints(latest["amount"]) if v is not None)
@@ -237,6 +266,10 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
         )
     else:
         page.note("No delegation listed.")
+
+
+def _epochs_section(page: Page, rows: pd.DataFrame) -> None:
+    """One line per epoch: status, signing, stake, delegations, commission."""
     page.section("Per epoch")
     page.table(
         rows.assign(status=[_status(r) for _, r in rows.iterrows()]),
@@ -250,10 +283,9 @@ def render(address: str, history: StakingHistory, *, source: str = "", top: int 
             Column("rate", "commission", fmt_percent, numeric=True),
         ],
     )
-    return page
 
 
-async def validator_report_async(
+async def validator_report(
     out: str | os.PathLike[str],
     address: str,
     *,
@@ -289,6 +321,3 @@ async def validator_report_async(
         history = await fetch_staking_history(session, -epochs, validator=address, progress=progress)
         source = redact_url(session.url)
     return write(render(address, history, source=source), path)
-
-
-validator_report = blocking_twin(validator_report_async, "validator_report")

@@ -33,32 +33,40 @@ The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
 * :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
   validator pacing.
 * :func:`watch_heads` — a shard's new head numbers as they come (WebSocket ``newHeads`` or
-  polling), with :class:`HeadReport` for stalls, lower heads and reconnections.
+  polling), with :class:`HeadReport` for stalls, lower heads and reconnections;
+  :class:`ShardHeads` — the :class:`HeadSource` of a follower (every shard through
+  :func:`watch_heads`), :func:`check_heads` — its ``heads`` / ``poll`` arguments checked.
 """
 
 from __future__ import annotations
 
 from hmyframe.rpc.batching import DEFAULT_BATCH_LIMITS, MAX_BODY_BYTES
 from hmyframe.rpc.client import Client
-from hmyframe.rpc.heads import HeadReport, watch_heads
+from hmyframe.rpc.heads import HEADS_MODES, HeadReport, HeadSource, ShardHeads, check_heads, watch_heads
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.methods import GET_BLOCKS_MAX, Methods
 from hmyframe.rpc.pacing import is_validator_listing
+from hmyframe.rpc.pool import endpoint_fault
 from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
 from hmyframe.rpc.shared import Caller, ClientStats, ShardInfo
 
 __all__ = [
     "DEFAULT_BATCH_LIMITS",
     "GET_BLOCKS_MAX",
+    "HEADS_MODES",
     "MAX_BODY_BYTES",
     "Caller",
     "Client",
     "ClientStats",
     "HeadReport",
+    "HeadSource",
     "Methods",
     "RetryPolicy",
+    "ShardHeads",
     "ShardInfo",
     "TokenBucket",
+    "check_heads",
+    "endpoint_fault",
     "is_validator_listing",
     "parse_retry_after",
     "watch_heads",

@@ -17,11 +17,16 @@ blocks ``last + 1 .. head`` are all there to fetch). Two sources sit behind it:
 What the node does wrong is *reported*, never raised: a head that does not move for
 ``stall_after`` seconds (repeated while it lasts, then ``resumed``), a head lower than one
 already seen (a node behind the others, or one that restarted from an older state: waited out,
-never yielded), a lost connection and each failed poll. Reports go to ``on_report`` (default:
-the ``hmyframe.heads`` logger). Only the caller's mistakes raise: bad arguments
-(:class:`~hmyframe.errors.ConfigError`) and a WebSocket URL serving another shard
+never yielded), a lost connection, each failed poll (and the first answer after them). Reports
+go to ``on_report`` (default: the ``hmyframe.heads`` logger). Only the caller's mistakes raise:
+bad arguments (:class:`~hmyframe.errors.ConfigError`) and a WebSocket URL serving another shard
 (:class:`~hmyframe.errors.WrongChainError`), plus a node that does not serve
 ``hmy_blockNumber`` at all (:class:`~hmyframe.errors.MethodNotFoundError`).
+
+Following several shards (``hmyframe.follow``, ``export(follow=True)``, ``plot.live``) asks a
+:class:`HeadSource` for each shard's heads: :class:`ShardHeads` is the one built in, every
+shard through :func:`watch_heads` (``heads="auto"``, ``"ws"`` or ``"poll"``:
+:data:`HEADS_MODES`, checked by :func:`check_heads`).
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, get_args
 
 import aiohttp
 import msgspec
@@ -47,9 +52,22 @@ from hmyframe.errors import (
     short_repr,
 )
 
-__all__ = ["HeadReport", "ReportKind", "watch_heads"]
+__all__ = [
+    "HEADS_MODES",
+    "HeadReport",
+    "HeadSource",
+    "HeadsClient",
+    "HeadsMode",
+    "ReportKind",
+    "ShardHeads",
+    "check_heads",
+    "watch_heads",
+]
 
 _LOG = logging.getLogger("hmyframe.heads")
+
+#: The methods :func:`watch_heads` may poll.
+PollMethod = Literal["hmy_blockNumber", "hmyv2_blockNumber"]
 
 #: What a :class:`HeadReport` says.
 ReportKind = Literal[
@@ -57,6 +75,7 @@ ReportKind = Literal[
     "resumed",  # a new head after a stall
     "lower",  # the node reported a head below one already seen (once per episode)
     "poll_failed",  # hmy_blockNumber failed after the client's retries; backing off
+    "answering",  # hmy_blockNumber answers again after failures
     "disconnected",  # the WebSocket failed or closed; reconnecting with back-off
     "connected",  # subscribed (again) after a disconnection
     "silent",  # the subscription sent nothing while HTTP showed new heads; reconnecting
@@ -89,7 +108,7 @@ class HeadReport:
         return self.message
 
 
-class HeadSource(Protocol):
+class HeadsClient(Protocol):
     """What :func:`watch_heads` needs of a client (:class:`~hmyframe.rpc.Client` or a pool)."""
 
     @property
@@ -185,7 +204,7 @@ def _check_seconds(value: Any, name: str, *, minimum: float) -> float:
 
 
 def watch_heads(
-    client_or_url: HeadSource | str,
+    client_or_url: HeadsClient | str,
     shard: int | None = None,
     *,
     ws_url: str | None = None,
@@ -196,6 +215,7 @@ def watch_heads(
     connect_timeout: float = 10.0,
     headers: Mapping[str, str] | None = None,
     on_report: Callable[[HeadReport], None] | None = None,
+    poll_method: PollMethod = "hmy_blockNumber",
 ) -> AsyncGenerator[int, None]:
     """Yield a shard's head block number now and each time it advances, until closed.
 
@@ -226,6 +246,9 @@ def watch_heads(
         HTTP headers for the WebSocket handshake (an ``Authorization`` header...).
     on_report
         Called with each :class:`HeadReport`; default: logged on ``hmyframe.heads``.
+    poll_method
+        The method polled over HTTP: ``"hmy_blockNumber"`` (hex, every node) or
+        ``"hmyv2_blockNumber"`` (what a fetch's session asks).
 
     Returns
     -------
@@ -248,56 +271,74 @@ def watch_heads(
     ...     async for head in watch_heads(url, 0, ws_url="auto", poll_interval=2):
     ...         print("head is now", head)
     """
-    shard_value: object = shard
-    if shard_value is not None and (
-        isinstance(shard_value, bool) or not isinstance(shard_value, int) or shard_value < 0
-    ):
+    _check_target(client_or_url, shard, ws_url)
+    settings = _settings(
+        namespace, poll_interval, max_backoff, stall_after, connect_timeout, headers, poll_method
+    )
+    heads = _Heads(shard, on_report if on_report is not None else _log_report)
+    return _watch(
+        client_or_url, ws_url, heads, lambda client: _Source(client, shard, heads, settings), settings.stall
+    )
+
+
+def _check_target(client_or_url: object, shard: object, ws_url: object) -> None:
+    """Refuse a bad client, shard or WebSocket URL of :func:`watch_heads` (before any request)."""
+    if shard is not None and (isinstance(shard, bool) or not isinstance(shard, int) or shard < 0):
         raise ConfigError(
             f"watch_heads shard={short_repr(shard)} must be a shard id (an integer >= 0) or None"
         )
-    url_value: object = ws_url
-    if url_value is not None and (
-        not isinstance(url_value, str)
-        or (url_value != "auto" and not url_value.startswith(("ws://", "wss://")))
+    if ws_url is not None and (
+        not isinstance(ws_url, str) or (ws_url != "auto" and not ws_url.startswith(("ws://", "wss://")))
     ):
         raise ConfigError(
             f"watch_heads ws_url={short_repr(ws_url)} must be a ws:// or wss:// URL, 'auto' or None (polling)"
         )
-    if namespace not in ("hmy", "eth"):
-        raise ConfigError(f"watch_heads namespace={short_repr(namespace)} must be 'hmy' or 'eth'")
-    interval = _check_seconds(poll_interval, "poll_interval", minimum=0.001)
-    backoff = _check_seconds(max_backoff, "max_backoff", minimum=interval)
-    stall = _check_seconds(stall_after, "stall_after", minimum=0.001)
-    connect = _check_seconds(connect_timeout, "connect_timeout", minimum=0.001)
-
-    source_value: object = client_or_url
-    if not isinstance(source_value, str) and not hasattr(source_value, "request"):
+    if not isinstance(client_or_url, str) and not hasattr(client_or_url, "request"):
         raise ConfigError(
             f"watch_heads client_or_url={short_repr(client_or_url)} must be an HTTP URL or a Client"
         )
-    heads = _Heads(shard, on_report if on_report is not None else _log_report)
-    return _watch(
-        client_or_url,
-        ws_url,
-        heads,
-        lambda client: _Source(
-            client, shard, heads, _Settings(interval, backoff, stall, connect, namespace, dict(headers or {}))
-        ),
-        stall,
+
+
+def _settings(
+    namespace: object,
+    poll_interval: object,
+    max_backoff: object,
+    stall_after: object,
+    connect_timeout: object,
+    headers: Mapping[str, str] | None,
+    poll_method: object,
+) -> _Settings:
+    """The timing and subscription arguments of :func:`watch_heads`, checked."""
+    if namespace not in ("hmy", "eth"):
+        raise ConfigError(f"watch_heads namespace={short_repr(namespace)} must be 'hmy' or 'eth'")
+    if poll_method not in get_args(PollMethod):
+        raise ConfigError(
+            f"watch_heads poll_method={short_repr(poll_method)} must be one of "
+            + ", ".join(map(repr, get_args(PollMethod)))
+        )
+    interval = _check_seconds(poll_interval, "poll_interval", minimum=0.001)
+    return _Settings(
+        interval=interval,
+        backoff=_check_seconds(max_backoff, "max_backoff", minimum=interval),
+        stall=_check_seconds(stall_after, "stall_after", minimum=0.001),
+        connect=_check_seconds(connect_timeout, "connect_timeout", minimum=0.001),
+        namespace=str(namespace),
+        headers=dict(headers or {}),
+        poll_method=str(poll_method),
     )
 
 
 async def _watch(
-    client_or_url: HeadSource | str,
+    client_or_url: HeadsClient | str,
     ws_url: str | None,
     heads: _Heads,
-    make_source: Callable[[HeadSource], _Source],
+    make_source: Callable[[HeadsClient], _Source],
     stall: float,
 ) -> AsyncGenerator[int, None]:
     if isinstance(client_or_url, str):
         from hmyframe.rpc.client import Client
 
-        client: HeadSource = await Client(client_or_url).__aenter__()
+        client: HeadsClient = await Client(client_or_url).__aenter__()
     else:
         client = client_or_url
     task = asyncio.get_running_loop().create_task(make_source(client).run(ws_url))
@@ -339,7 +380,7 @@ async def _iterate(heads: _Heads, stall_after: float) -> AsyncIterator[int]:
         except TimeoutError:
             stalled = True
             what = "no head yet" if last is None else f"head still {last:,}"
-            heads.report("stalled", f"{what} after {loop.time() - since:,.1f} s; waiting")
+            heads.report("stalled", f"{what} after {loop.time() - since:,.1f} s; no new block, waiting")
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,12 +393,13 @@ class _Settings:
     connect: float
     namespace: str
     headers: Mapping[str, str]
+    poll_method: str
 
 
 class _Source:
     """The task that feeds :class:`_Heads`: a WebSocket subscription and/or polling."""
 
-    def __init__(self, client: HeadSource, shard: int | None, heads: _Heads, settings: _Settings) -> None:
+    def __init__(self, client: HeadsClient, shard: int | None, heads: _Heads, settings: _Settings) -> None:
         self.client = client
         self.shard = shard
         self.heads = heads
@@ -367,6 +409,7 @@ class _Source:
         self.connect = settings.connect
         self.namespace = settings.namespace
         self.headers = dict(settings.headers)
+        self.method = settings.poll_method
 
     async def run(self, ws_url: str | None) -> None:
         try:
@@ -382,25 +425,13 @@ class _Source:
             self.heads.fail(exc)
 
     async def _listed_ws_url(self) -> str | None:
-        while True:
-            try:
-                shards = await self.client.shards()
-                break
-            except (ConfigError, MethodNotFoundError):
-                raise
-            except HmyframeError as exc:
-                self.heads.report("poll_failed", f"hmy_getShardingStructure failed: {exc}; retrying")
-                await asyncio.sleep(self.backoff)
-        for info in shards:
-            if (info.current if self.shard is None else info.shard_id == self.shard) and info.ws:
-                return str(info.ws)
-        return None
+        return await listed_ws_url(self.client, self.shard, self.heads.report, self.interval, self.backoff)
 
     # ------------------------------------------------------------------ polling
 
     async def _poll_once(self) -> int:
-        value = await self.client.request("hmy_blockNumber", [], shard=self.shard)
-        return _block_number(value, "hmy_blockNumber", self.client.url)
+        value = await self.client.request(self.method, [], shard=self.shard)
+        return _block_number(value, self.method, self.client.url)
 
     async def _poll_forever(self) -> None:
         failures = 0
@@ -412,11 +443,16 @@ class _Source:
             except HmyframeError as exc:
                 failures += 1
                 delay = min(self.backoff, self.interval * 2**failures)
-                self.heads.report("poll_failed", f"hmy_blockNumber failed: {exc}; next try in {delay:,.1f} s")
+                self.heads.report(
+                    "poll_failed",
+                    f"cannot read the head ({self.method} failed: {exc}); asking again in {delay:,.1f} s",
+                )
                 await asyncio.sleep(delay)
                 continue
-            failures = 0
-            self.heads.observe(head, "hmy_blockNumber")
+            if failures:
+                self.heads.report("answering", f"the node answers again (head {head:,})")
+                failures = 0
+            self.heads.observe(head, self.method)
             await asyncio.sleep(self.interval)
 
     async def _poll_during(self, seconds: float) -> None:
@@ -425,7 +461,7 @@ class _Source:
         end = loop.time() + seconds
         while True:
             with contextlib.suppress(HmyframeError):
-                self.heads.observe(await self._poll_once(), "hmy_blockNumber")
+                self.heads.observe(await self._poll_once(), self.method)
             left = end - loop.time()
             if left <= 0:
                 return
@@ -442,7 +478,7 @@ class _Source:
                     await self._ws_session(session, url, reconnected=down)
                     reason = "the node closed the connection"
                 except _Unsupported as exc:
-                    self.heads.report("unsupported", f"{exc}; polling hmy_blockNumber instead")
+                    self.heads.report("unsupported", f"{exc}; polling {self.method} instead")
                     await self._poll_forever()
                     return
                 except aiohttp.WSServerHandshakeError as exc:
@@ -450,7 +486,7 @@ class _Source:
                         self.heads.report(
                             "unsupported",
                             f"{redact_url(url)} refused the WebSocket handshake (HTTP {exc.status}); "
-                            "polling hmy_blockNumber instead",
+                            f"polling {self.method} instead",
                         )
                         await self._poll_forever()
                         return
@@ -466,7 +502,7 @@ class _Source:
                 self.heads.report(
                     "disconnected",
                     f"WebSocket {redact_url(url)}: {reason}; reconnecting in {delay:,.1f} s "
-                    "(polling hmy_blockNumber meanwhile)",
+                    f"(polling {self.method} meanwhile)",
                 )
                 await self._poll_during(delay)
                 delay = min(self.backoff, delay * 2)
@@ -482,7 +518,7 @@ class _Source:
                 self.heads.report("connected", f"WebSocket {redact_url(url)} subscribed again")
             # newHeads announces blocks appended from now on: the current head comes from HTTP.
             with contextlib.suppress(HmyframeError):
-                self.heads.observe(await self._poll_once(), "hmy_blockNumber")
+                self.heads.observe(await self._poll_once(), self.method)
             while True:
                 try:
                     msg = await ws.receive(timeout=self.stall)
@@ -506,10 +542,10 @@ class _Source:
             return
         latest = self.heads.latest
         if latest is not None and head > latest:
-            self.heads.observe(head, "hmy_blockNumber")
+            self.heads.observe(head, self.method)
             self.heads.report(
                 "silent",
-                f"WebSocket {redact_url(url)} sent no head for {self.stall:,.1f} s while hmy_blockNumber "
+                f"WebSocket {redact_url(url)} sent no head for {self.stall:,.1f} s while {self.method} "
                 f"reached {head:,}; subscribing again",
             )
             raise _Silent
@@ -566,3 +602,155 @@ class _Source:
 
 class _Silent(Exception):
     """The subscription went silent while HTTP shows new heads: subscribe again."""
+
+
+async def listed_ws_url(
+    client: HeadsClient,
+    shard: int | None,
+    report: Callable[[ReportKind, str], None],
+    interval: float,
+    backoff: float,
+) -> str | None:
+    """The ``ws://`` / ``wss://`` URL the node's sharding structure lists for ``shard`` (``None``:
+    the client's home shard), or ``None`` if it lists none.
+
+    The structure is asked again, with exponential back-off from ``interval`` up to ``backoff``,
+    while the node cannot answer (each failure reported as ``poll_failed``); a
+    :class:`~hmyframe.errors.ConfigError` or :class:`~hmyframe.errors.MethodNotFoundError` raises.
+    """
+    failures = 0
+    while True:
+        try:
+            shards = await client.shards()
+            break
+        except (ConfigError, MethodNotFoundError):
+            raise
+        except HmyframeError as exc:
+            failures += 1
+            delay = min(backoff, interval * 2**failures)
+            report(
+                "poll_failed", f"cannot read the sharding structure ({exc}); asking again in {delay:,.1f} s"
+            )
+            await asyncio.sleep(delay)
+    for info in shards:
+        if (info.current if shard is None else info.shard_id == shard) and str(info.ws).startswith(
+            ("ws://", "wss://")
+        ):
+            return str(info.ws)
+    return None
+
+
+# --------------------------------------------------------------------------- several shards
+
+#: How a follower learns new heads: ``"auto"`` (a shard's WebSocket URL when its sharding
+#: structure lists one, else polling), ``"ws"`` (WebSocket, required) or ``"poll"``.
+HeadsMode = Literal["auto", "ws", "poll"]
+#: The modes of :data:`HeadsMode`.
+HEADS_MODES: tuple[str, ...] = get_args(HeadsMode)
+
+
+class HeadSource(Protocol):
+    """Where a follower's new heads come from (``heads=`` of ``hmyframe.follow`` and friends).
+
+    ``heads(shard)`` yields the shard's head block number each time one is observed; a source
+    may yield the same or a lower one again (the follower judges), and waits out a node that
+    cannot answer (reporting it) rather than raising. :class:`ShardHeads` is the built-in one.
+    """
+
+    def heads(self, shard: int) -> AsyncIterator[int]: ...
+
+
+def check_heads(heads: object, poll: object) -> None:
+    """Refuse a bad ``heads`` (a mode of :data:`HEADS_MODES` or a :class:`HeadSource`) or ``poll``
+    (seconds > 0) before any request.
+
+    Raises
+    ------
+    ConfigError
+        Naming the bad value.
+    """
+    if isinstance(poll, bool) or not isinstance(poll, int | float) or not poll > 0:
+        raise ConfigError(f"poll must be a number of seconds > 0, got {short_repr(poll)}")
+    if (isinstance(heads, str) or not hasattr(heads, "heads")) and heads not in HEADS_MODES:
+        raise ConfigError(
+            f"heads must be one of {', '.join(map(repr, HEADS_MODES))} or a HeadSource, "
+            f"got {short_repr(heads)}"
+        )
+
+
+@dataclass
+class ShardHeads:
+    """The built-in :class:`HeadSource`: each shard's heads through :func:`watch_heads`.
+
+    ``heads(shard)`` subscribes to ``newHeads`` at the WebSocket URL the shard's entry of the
+    node's sharding structure lists (``mode="auto"`` or ``"ws"``; a head within milliseconds of
+    its block, the socket re-opened with back-off and the head polled meanwhile), or polls
+    ``poll_method`` every ``every`` seconds (``mode="poll"``, or ``"auto"`` where no URL is
+    listed). Every :class:`HeadReport` (a failed poll, a lost socket, a stall, a lower head) goes
+    to ``on_report``.
+
+    Attributes
+    ----------
+    client
+        The client (its shards are reached at the URLs the node lists).
+    mode
+        ``"auto"``, ``"ws"`` (a shard listing no WebSocket URL is a
+        :class:`~hmyframe.errors.ConfigError`) or ``"poll"``.
+    every
+        Seconds between polls of the head (when polling, and while a socket is down).
+    stall_after
+        Seconds without a new head before the node is reported stalled.
+    max_backoff
+        Longest wait between attempts at a node that does not answer.
+    poll_method
+        What is polled (see :func:`watch_heads`).
+    on_report
+        Called with each report (default: logged on ``hmyframe.heads``).
+    used
+        Per shard, the WebSocket URL followed, or ``"poll"``.
+    """
+
+    client: HeadsClient
+    mode: HeadsMode = "auto"
+    every: float = 1.0
+    stall_after: float = 30.0
+    max_backoff: float = 30.0
+    poll_method: PollMethod = "hmy_blockNumber"
+    on_report: Callable[[HeadReport], None] = _log_report
+    used: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_heads(self.mode, self.every)
+
+    async def heads(self, shard: int) -> AsyncIterator[int]:
+        """Yield ``shard``'s head now and each time it advances (see :class:`HeadSource`)."""
+        url = None if self.mode == "poll" else await self._ws_url(shard)
+        self.used[shard] = url or "poll"
+        watched = watch_heads(
+            self.client,
+            shard,
+            ws_url=url,
+            poll_interval=self.every,
+            max_backoff=max(self.max_backoff, self.every),
+            stall_after=self.stall_after,
+            on_report=self.on_report,
+            poll_method=self.poll_method,
+        )
+        try:
+            async for head in watched:
+                yield head
+        finally:
+            await watched.aclose()
+
+    async def _ws_url(self, shard: int) -> str | None:
+        def report(kind: ReportKind, message: str) -> None:
+            self.on_report(HeadReport(kind, shard, None, f"shard {shard}: {message}"))
+
+        url = await listed_ws_url(self.client, shard, report, self.every, max(self.max_backoff, self.every))
+        if url is None and self.mode == "ws":
+            listed = {info.shard_id: info.ws for info in await self.client.shards()}
+            raise ConfigError(
+                f"heads='ws' needs a WebSocket URL for shard {shard}, but the node's sharding structure "
+                f"lists {short_repr(listed.get(shard, 'no such shard'))}: use heads='poll' (--heads poll)"
+            )
+        return url

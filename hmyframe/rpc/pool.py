@@ -54,7 +54,7 @@ from hmyframe.rpc.methods import Methods
 from hmyframe.rpc.retry import RetryPolicy
 from hmyframe.rpc.shared import ClientStats, ShardInfo
 
-__all__ = ["COOLDOWN_FIRST", "COOLDOWN_MAX", "EndpointPool", "EndpointState"]
+__all__ = ["COOLDOWN_FIRST", "COOLDOWN_MAX", "EndpointPool", "EndpointState", "endpoint_fault"]
 
 T = TypeVar("T")
 
@@ -66,9 +66,21 @@ COOLDOWN_MAX = 60.0
 _ALPHA = 0.2
 
 
-def _endpoint_fault(exc: BaseException) -> bool:
-    """Faults of one endpoint, worth sending the call to another."""
-    return isinstance(exc, TransportError | RateLimitError) and not isinstance(exc, ResponseTooLargeError)
+def endpoint_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` is an endpoint fault: the endpoint misbehaved (an HTTP error status, a
+    reset or refused connection, a timeout, rate limits), after the client's own retries.
+
+    The one definition: the pool sets such an endpoint aside (and sends the call to another),
+    a range fetch goes on with its other chunks (:func:`hmyframe.engine.run_chunks`). Anything
+    else (a malformed answer, a wrong chain, a bad argument, a full disk) is not the endpoint's.
+    """
+    return isinstance(exc, TransportError | RateLimitError)
+
+
+def _another_endpoint_helps(exc: BaseException) -> bool:
+    """An endpoint fault another endpoint may not have: not an answer over the client's size cap
+    (as large from any endpoint of the chain)."""
+    return endpoint_fault(exc) and not isinstance(exc, ResponseTooLargeError)
 
 
 async def _home_url(client: Client) -> str:
@@ -282,7 +294,7 @@ class EndpointPool:
         results = await asyncio.gather(*(self._checked(s) for s in states), return_exceptions=True)
         for state, result in zip(states, results, strict=True):
             if isinstance(result, BaseException):
-                if _endpoint_fault(result):
+                if _another_endpoint_helps(result):
                     self._set_aside(state, result)
                 else:
                     raise result
@@ -366,7 +378,7 @@ class EndpointPool:
                 await self._checked(state)
                 result = await send(state.client)
             except HmyframeError as exc:
-                if not _endpoint_fault(exc):
+                if not _another_endpoint_helps(exc):
                     raise
                 self._set_aside(state, exc)
                 last = exc

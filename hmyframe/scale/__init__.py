@@ -3,11 +3,11 @@
 Needs the ``dask`` extra (``pip install 'hmyframe[dask]'``: dask, distributed, fsspec); the
 rest of hmyframe never imports it.
 
-* :func:`export_ranges` (used by :func:`hmyframe.export.export` when given ``client=``, and by
+* :func:`export_ranges` (used by :func:`hmyframe.exporting.export` when given ``client=``, and by
   ``hmyframe export --scheduler``): the range's missing chunks are planned here, against the
   output, and each chunk becomes one Dask task (:func:`~hmyframe.scale._tasks.run_chunk`)
   that fetches, converts and writes it on a worker through the normal engine
-  (:func:`~hmyframe.engine._ranges.fetch_range` of that one chunk), so the files and their
+  (:func:`~hmyframe.engine.fetch_range` of that one chunk), so the files and their
   rules (skip what exists, atomic write, resume, footer verification) are those of a local
   export. Progress is shown here as chunks complete.
 * :func:`connect`: a Dask client from ``--scheduler`` (``local`` for a ``LocalCluster``, or a

@@ -6,14 +6,12 @@ import asyncio
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
-from hmyframe.engine import Session
-from hmyframe.engine._chunks import run_chunks
-from hmyframe.engine._ranges import plan_range
+from hmyframe.engine import Session, plan_range, run_chunks
 from hmyframe.errors import ClusterError, ConfigError
 from hmyframe.scale._cluster import dask_distributed, worker_threads
 from hmyframe.scale._tasks import ChunkResult, ChunkTask, ErrorRecord, close_sessions, run_chunk
@@ -61,7 +59,7 @@ async def export_ranges(
     client
         A running, synchronous ``distributed.Client``.
     names, start, end, shards
-        Range datasets and the range, as for :func:`~hmyframe.engine._ranges.fetch_shards`.
+        Range datasets and the range, as for :func:`~hmyframe.engine.fetch_shards`.
     progress
         Called with the blocks each chunk fetched, as chunks complete.
     on_plan
@@ -84,10 +82,35 @@ async def export_ranges(
             on_plan(sum(b - a + 1 for a, b in plans[shard]))
     if not any(plans.values()):
         return ranges
-    rpc, trace_rpc = session.endpoint_spec()
-    output = _output_root(cache)
-    options = session.options
     token = secrets.token_hex(4)
+    tasks, lease = _tasks(session, client, names, plans, token)
+    results = _Results(client, tasks, token)
+    try:
+        await gather_or_raise(
+            run_chunks(chunks, results.fetch_of(shard, progress), len(chunks), shard=shard, cached=True)
+            for shard, chunks in plans.items()
+            if chunks
+        )
+    finally:
+        client.cancel(results.futures)  # nothing when all are done; stops the rest after an error
+        await results.pumping
+        if lease is not None:
+            lease.close()
+        with contextlib.suppress(Exception):  # a worker gone meanwhile has nothing open
+            client.run(close_sessions, token)
+        cache.remove_orphans(await session.chain_id())  # of workers that died while writing
+    return ranges
+
+
+def _tasks(
+    session: Session, client: Any, names: Sequence[str], plans: dict[int, list[tuple[int, int]]], token: str
+) -> tuple[list[ChunkTask], Any]:
+    """One task per planned chunk, and the rate-limit lease the tasks share (``None`` without a
+    ``requests_per_second``: then each worker's share of it is the whole)."""
+    assert session.cache is not None
+    rpc, trace_rpc = session.endpoint_spec()
+    output = _output_root(session.cache)
+    options = session.options
     lease: Any = None
     leases = 1
     threads = worker_threads(client)  # waits for a first worker (a clear error if none comes)
@@ -113,18 +136,30 @@ async def export_ranges(
         for shard, chunks in plans.items()
         for a, b in chunks
     ]
-    keys = [f"hmyframe-chunk-{t.shard}-{t.start}-{t.end}-{token}" for t in tasks]
-    futures = client.map(run_chunk, tasks, key=keys, pure=False)
-    loop = asyncio.get_running_loop()
-    waiters: dict[str, asyncio.Future[ChunkResult]] = {key: loop.create_future() for key in keys}
+    return tasks, lease
 
-    def settle(key: str, result: ChunkResult) -> None:
-        if not waiters[key].done():
-            waiters[key].set_result(result)
 
-    def pump() -> None:
-        """Wait for the tasks in a thread (the client's blocking API), handing each result to the loop."""
-        for future in dask_distributed().as_completed(futures):
+class _Results:
+    """The tasks submitted to the cluster, and their results handed to the event loop as they
+    complete (the client's blocking API is waited on in a thread)."""
+
+    def __init__(self, client: Any, tasks: list[ChunkTask], token: str) -> None:
+        keys = [f"hmyframe-chunk-{t.shard}-{t.start}-{t.end}-{token}" for t in tasks]
+        self.futures = client.map(run_chunk, tasks, key=keys, pure=False)
+        self.loop = asyncio.get_running_loop()
+        self.waiters: dict[str, asyncio.Future[ChunkResult]] = {
+            key: self.loop.create_future() for key in keys
+        }
+        self.by_chunk = {(t.shard, t.start, t.end): key for t, key in zip(tasks, keys, strict=True)}
+        self.pumping = self.loop.run_in_executor(None, self._pump)
+
+    def _settle(self, key: str, result: ChunkResult) -> None:
+        if not self.waiters[key].done():
+            self.waiters[key].set_result(result)
+
+    def _pump(self) -> None:
+        """Wait for the tasks in a thread, handing each result to the loop."""
+        for future in dask_distributed().as_completed(self.futures):
             try:
                 result = future.result()
             except BaseException as exc:  # noqa: BLE001  (a worker that kept dying, a cancelled task...)
@@ -133,33 +168,19 @@ async def export_ranges(
                 result = ChunkResult(
                     0, ErrorRecord.of(ClusterError(f"task {future.key} returned {result!r}"))
                 )
-            loop.call_soon_threadsafe(settle, future.key, result)
+            self.loop.call_soon_threadsafe(self._settle, future.key, result)
 
-    pumping = loop.run_in_executor(None, pump)
-    by_chunk = {(t.shard, t.start, t.end): key for t, key in zip(tasks, keys, strict=True)}
+    def fetch_of(
+        self, shard: int, progress: Callable[[int], None] | None
+    ) -> Callable[[int, int], Awaitable[None]]:
+        """What :func:`~hmyframe.engine.run_chunks` runs for a chunk of ``shard``: its task's
+        result, raised as the error it records or counted as progress."""
 
-    def fetch_of(shard: int) -> Callable[[int, int], Any]:
         async def fetch(a: int, b: int) -> None:
-            result = await waiters[by_chunk[(shard, a, b)]]
+            result = await self.waiters[self.by_chunk[(shard, a, b)]]
             if result.error is not None:
                 raise result.error.error()
             if progress is not None and result.fetched:
                 progress(result.fetched)
 
         return fetch
-
-    try:
-        await gather_or_raise(
-            run_chunks(chunks, fetch_of(shard), len(chunks), shard=shard, cached=True)
-            for shard, chunks in plans.items()
-            if chunks
-        )
-    finally:
-        client.cancel(futures)  # nothing when all are done; stops the rest after an error
-        await pumping
-        if lease is not None:
-            lease.close()
-        with contextlib.suppress(Exception):  # a worker gone meanwhile has nothing open
-            client.run(close_sessions, token)
-        cache.remove_orphans(await session.chain_id())  # of workers that died while writing
-    return ranges

@@ -1,6 +1,6 @@
 """One chunk of an export as a Dask task, and how the workers share the endpoints' rate limits.
 
-:func:`run_chunk` runs on a worker: it calls :func:`~hmyframe.engine._ranges.fetch_range`
+:func:`run_chunk` runs on a worker: it calls :func:`~hmyframe.engine.fetch_range`
 for the chunk's blocks with ``collect=False`` in a :class:`~hmyframe.engine.Session` on the
 endpoints and the output the task names, so the chunk is fetched, converted, checked and
 written exactly as in a local export (what another writer already published is not fetched
@@ -37,9 +37,8 @@ from typing import Any
 
 from hmyframe import errors
 from hmyframe.cache import Cache
-from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._ranges import fetch_range
-from hmyframe.errors import ClusterError, HmyframeError, RateLimitError, TransportError
+from hmyframe.engine import FetchOptions, Session, fetch_range
+from hmyframe.errors import ClusterError, HmyframeError
 
 __all__ = ["ChunkResult", "ChunkTask", "ErrorRecord", "close_sessions", "run_chunk"]
 
@@ -84,12 +83,6 @@ class ErrorRecord:
         for name, value in self.attributes.items():
             setattr(exc, name, value)
         return exc
-
-    @property
-    def endpoint_fault(self) -> bool:
-        """Whether the endpoints misbehaved (as opposed to a wrong setting, a full disk...)."""
-        kind = getattr(errors, self.kind, None)
-        return isinstance(kind, type) and issubclass(kind, TransportError | RateLimitError)
 
 
 @dataclass(frozen=True)
@@ -142,7 +135,7 @@ class ChunkResult:
     error: ErrorRecord | None = None
 
 
-#: What :func:`~hmyframe.engine._chunks.run_chunks` appends to the error of a fetch; the task's
+#: What :func:`~hmyframe.engine.run_chunks` appends to the error of a fetch; the task's
 #: fetch is one chunk, and the export appends the account of all its chunks itself.
 _ONE_CHUNK_TAIL = re.compile(
     r"; \d+ of \d+ chunks? were fetched and are kept in the cache; blocks not fetched .*\Z", re.S

@@ -20,12 +20,12 @@ from fsspec.implementations.memory import MemoryFileSystem
 from test_cache_integrity import CHAIN, DS, rows
 
 import hmyframe
+from hmyframe.aio import export
 from hmyframe.cache import Cache, CacheWarning
 from hmyframe.cli import main
 from hmyframe.devnet import Devnet, DevnetStats
 from hmyframe.engine import FetchOptions
 from hmyframe.errors import CacheError, ConfigError
-from hmyframe.export import export
 from hmyframe.storage import FsspecStorage, LocalStorage, open_storage
 
 BLOCKS = "hmyv2_getBlocks"

@@ -22,12 +22,12 @@ from fetch_helpers import exact_sum
 import hmyframe
 from hmyframe import FetchOptions, aio
 from hmyframe.addresses import to_hex, to_one
+from hmyframe.aio import export
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine import Session
 from hmyframe.engine._ranges import fetch_range
 from hmyframe.errors import ConfigError
-from hmyframe.export import export
 from hmyframe.rpc import Client
 
 UNPACED = FetchOptions(validator_pacing=None)
@@ -345,7 +345,7 @@ def test_every_fetcher_returns_arrow_or_polars_on_request(devnet: Devnet, devnet
         found = hmyframe.transactions_by_hash(hashes, rpc=devnet, output="polars")
     assert found.height == len(hashes) - 1
     assert isinstance(hmyframe.shards(rpc=devnet, output="arrow"), pa.Table)
-    assert hmyframe.fetch("blocks", 0, 4, rpc=devnet, cache=False, output="arrow").num_rows == 5
+    assert hmyframe.blocks(0, 4, rpc=devnet, cache=False, output="arrow").num_rows == 5
 
 
 def test_bad_output_and_missing_polars_are_clear_errors(
@@ -364,7 +364,7 @@ def test_bad_output_and_missing_polars_are_clear_errors(
 
 @pytest.mark.parametrize("name", ["validators", "voting_power", "delegations", "undelegations"])
 def test_snapshot_one_columns_equal_the_exact_amounts(devnet: Devnet, name: str) -> None:
-    df = hmyframe.fetch(name, rpc=devnet, cache=False, options=UNPACED)
+    df = getattr(hmyframe, name)(rpc=devnet, cache=False, options=UNPACED)
     amounts = [c for c in df.columns if f"{c}_one" in df.columns]
     assert amounts
     for column in amounts:

@@ -25,11 +25,11 @@ from fetch_helpers import transactions as truth_transactions
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe.aio import export
 from hmyframe.cache import CacheWarning
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine._session import chain_id_from_hash
 from hmyframe.errors import ConfigError
-from hmyframe.export import export
 
 #: getBlockByNumber per block: the server's call count is the number of blocks fetched.
 PER_BLOCK = FetchOptions(strategy="batch", chunk_size=50)
@@ -54,14 +54,14 @@ def files_of(root: Path, net: Devnet, dataset: str, shard: int = 0) -> list[str]
 def test_repeated_range_call_sends_no_request(
     devnet: Devnet, devnet_stats: DevnetStats, tmp_path: Path, name: str
 ) -> None:
-    first = hmyframe.fetch(name, 40, 139, 1, rpc=devnet, cache=tmp_path, options=RANGED)
+    first = getattr(hmyframe, name)(40, 139, 1, rpc=devnet, cache=tmp_path, options=RANGED)
     assert devnet_stats.http_requests > 0
     devnet_stats.reset()
-    again = hmyframe.fetch(name, 40, 139, 1, rpc=devnet, cache=tmp_path, options=RANGED)
+    again = getattr(hmyframe, name)(40, 139, 1, rpc=devnet, cache=tmp_path, options=RANGED)
     assert devnet_stats.http_requests == 0
     pd.testing.assert_frame_equal(again, first, check_exact=True)
     # a sub-range of what is cached too
-    inner = hmyframe.fetch(name, 60, 99, 1, rpc=devnet, cache=tmp_path, options=RANGED)
+    inner = getattr(hmyframe, name)(60, 99, 1, rpc=devnet, cache=tmp_path, options=RANGED)
     assert devnet_stats.http_requests == 0
     assert set(inner["block_number"]) <= set(range(60, 100))
     expected = first[(first["block_number"] >= 60) & (first["block_number"] <= 99)].reset_index(drop=True)
@@ -72,7 +72,7 @@ def test_repeated_snapshot_call_sends_no_request(
     devnet: Devnet, devnet_stats: DevnetStats, tmp_path: Path
 ) -> None:
     first = {
-        n: hmyframe.fetch(n, block=250, rpc=devnet, cache=tmp_path, options=RANGED)
+        n: getattr(hmyframe, n)(block=250, rpc=devnet, cache=tmp_path, options=RANGED)
         for n in ("validators", "delegations")
     }
     calls = devnet_stats.calls_of("hmyv2_getAllValidatorInformationByBlockNumber")
@@ -80,7 +80,7 @@ def test_repeated_snapshot_call_sends_no_request(
     # the four snapshot tables are built from the same pages: the second one needed no page
     devnet_stats.reset()
     for name in ("validators", "voting_power", "delegations", "undelegations"):
-        df = hmyframe.fetch(name, block=250, rpc=devnet, cache=tmp_path, options=RANGED)
+        df = getattr(hmyframe, name)(block=250, rpc=devnet, cache=tmp_path, options=RANGED)
         assert df.attrs["snapshot_block"] == 250
         if name in first:
             pd.testing.assert_frame_equal(df, first[name], check_exact=True)

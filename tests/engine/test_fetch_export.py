@@ -1,4 +1,4 @@
-"""``hmyframe.export.export``: what lands on disk and what the summary says about it."""
+"""``hmyframe.aio.export`` (``hmyframe.export``): what lands on disk and what the summary says about it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from fetch_helpers import transactions as truth_transactions
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe.aio import export
 from hmyframe.devnet import Chain, Devnet, DevnetStats
-from hmyframe.export import export
 
 OPTIONS = FetchOptions(chunk_size=50, blocks_per_request=25, validator_pacing=None)
 

@@ -27,11 +27,11 @@ from hostile import Proxy, rpc_result
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe.aio import export
 from hmyframe.cache import CacheWarning
 from hmyframe.devnet import Chain, Devnet, DevnetStats
 from hmyframe.engine._session import chain_id_from_hash
 from hmyframe.errors import ConfigError, HTTPStatusError, WrongChainError
-from hmyframe.export import export
 from hmyframe.rpc import RetryPolicy
 
 PER_BLOCK = FetchOptions(strategy="batch", chunk_size=50)

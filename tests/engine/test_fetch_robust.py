@@ -39,7 +39,7 @@ def _options(**changes: object) -> FetchOptions:
 @pytest.fixture(scope="module")
 def baseline(devnet: Devnet) -> dict[str, pd.DataFrame]:
     """The five range datasets of blocks 100..199 of shard 0, fetched without faults."""
-    return {n: hmyframe.fetch(n, 100, 199, 0, rpc=devnet, cache=False) for n in NAMES}
+    return {n: getattr(hmyframe, n)(100, 199, 0, rpc=devnet, cache=False) for n in NAMES}
 
 
 @pytest.mark.parametrize("strategy", ["range", "batch"])
@@ -51,8 +51,8 @@ async def test_shuffled_and_delayed_answers_give_the_same_ordered_frames(
     net.faults.add(FaultRule("delay", delay=0.05, times=3))  # the first answers come last
     net.faults.add(FaultRule("delay", delay=0.02, probability=0.3))
     for name in NAMES:
-        df = await hmyframe.aio.fetch(
-            name, 100, 199, 0, rpc=net, cache=False, options=_options(strategy=strategy)
+        df = await getattr(hmyframe.aio, name)(
+            100, 199, 0, rpc=net, cache=False, options=_options(strategy=strategy)
         )
         pd.testing.assert_frame_equal(df, baseline[name], check_exact=True, obj=name)
     faults = net.stats.total().faults
@@ -111,8 +111,8 @@ async def test_http_errors_and_resets_lose_or_duplicate_no_row(
         net.faults.add(rule)
     frames = {}
     for name in NAMES:
-        frames[name] = await hmyframe.aio.fetch(
-            name, 100, 199, 0, rpc=net, cache=tmp_path, options=_options(strategy=strategy)
+        frames[name] = await getattr(hmyframe.aio, name)(
+            100, 199, 0, rpc=net, cache=tmp_path, options=_options(strategy=strategy)
         )
         pd.testing.assert_frame_equal(frames[name], baseline[name], check_exact=True, obj=name)
     stats = net.stats.total()
@@ -270,8 +270,8 @@ async def test_a_node_without_get_blocks_falls_back_to_batched_single_blocks(
         )
     )
     for name in ("signers", "transactions"):
-        df = await hmyframe.aio.fetch(
-            name, 100, 199, 0, rpc=net, cache=False, options=_options(version=version)
+        df = await getattr(hmyframe.aio, name)(
+            100, 199, 0, rpc=net, cache=False, options=_options(version=version)
         )
         pd.testing.assert_frame_equal(df, baseline[name], check_exact=True, obj=name)
     stats = net.stats.total()

@@ -45,8 +45,8 @@ def fetched(devnet: Devnet, cache_root: Path) -> dict[tuple[str, int], pd.DataFr
     out = {}
     for shard in (0, 1):
         for name in RANGE_NAMES:
-            out[name, shard] = hmyframe.fetch(
-                name, START, END, shard, rpc=devnet, cache=cache_root, options=options
+            out[name, shard] = getattr(hmyframe, name)(
+                START, END, shard, rpc=devnet, cache=cache_root, options=options
             )
     return out
 
@@ -56,8 +56,8 @@ def snapshots(devnet: Devnet, cache_root: Path) -> dict[tuple[str, int | None], 
     out: dict[tuple[str, int | None], pd.DataFrame] = {}
     for block in (None, EARLY):
         for name in SNAPSHOT_NAMES:
-            out[name, block] = hmyframe.fetch(
-                name, block=block, rpc=devnet, cache=cache_root, options=UNPACED
+            out[name, block] = getattr(hmyframe, name)(
+                block=block, rpc=devnet, cache=cache_root, options=UNPACED
             )
     return out
 
@@ -254,8 +254,8 @@ async def test_generations_and_strategies_give_identical_frames(
         for strategy in ("range", "batch"):
             # misaligned request size and chunk size: several requests per chunk, a short last one
             options = FetchOptions(version=version, strategy=strategy, chunk_size=16, blocks_per_request=7)
-            frames[version, strategy] = await hmyframe.aio.fetch(
-                name, 190, 229, shard, rpc=devnet, cache=False, options=options
+            frames[version, strategy] = await getattr(hmyframe.aio, name)(
+                190, 229, shard, rpc=devnet, cache=False, options=options
             )
     base = frames[2, "range"]
     assert len(base) > 0 or (name, shard) == ("staking_transactions", 1)
@@ -265,9 +265,9 @@ async def test_generations_and_strategies_give_identical_frames(
 
 @pytest.mark.parametrize("name", SNAPSHOT_NAMES)
 async def test_snapshot_generations_give_identical_frames(devnet: Devnet, name: str) -> None:
-    v2 = await hmyframe.aio.fetch(name, block=EARLY, rpc=devnet, cache=False, options=UNPACED)
-    v1 = await hmyframe.aio.fetch(
-        name, block=EARLY, rpc=devnet, cache=False, options=UNPACED.with_(version=1)
+    v2 = await getattr(hmyframe.aio, name)(block=EARLY, rpc=devnet, cache=False, options=UNPACED)
+    v1 = await getattr(hmyframe.aio, name)(
+        block=EARLY, rpc=devnet, cache=False, options=UNPACED.with_(version=1)
     )
     assert len(v2) > 0
     pd.testing.assert_frame_equal(v1, v2, check_exact=True)
@@ -317,8 +317,8 @@ def legacy_devnet() -> Any:
 
 @pytest.mark.parametrize("name", RANGE_NAMES)
 async def test_legacy_profile_gives_the_same_values(devnet: Devnet, legacy_devnet: Devnet, name: str) -> None:
-    current = await hmyframe.aio.fetch(name, 190, 229, 0, rpc=devnet, cache=False)
-    legacy = await hmyframe.aio.fetch(name, 190, 229, 0, rpc=legacy_devnet, cache=False)
+    current = await getattr(hmyframe.aio, name)(190, 229, 0, rpc=devnet, cache=False)
+    legacy = await getattr(hmyframe.aio, name)(190, 229, 0, rpc=legacy_devnet, cache=False)
     assert len(legacy) == len(current) > 0
     absent = LEGACY_ABSENT[name]
     for column in absent:
@@ -352,7 +352,7 @@ async def test_legacy_validator_pages_lose_and_repeat_nothing(
     assert pages == 2 * 4
 
     current = {
-        n: await hmyframe.aio.fetch(n, block=block, rpc=devnet, cache=False, options=UNPACED)
+        n: await getattr(hmyframe.aio, n)(block=block, rpc=devnet, cache=False, options=UNPACED)
         for n in ("validators", "voting_power", "delegations", "undelegations")
     }
     legacy = {

@@ -27,15 +27,10 @@ from hmyframe.cli import main
 from hmyframe.datasets import DATASETS
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._follow import (
-    FollowWarning,
-    PollingHeads,
-    WebSocketHeads,
-    follow_shards,
-    head_source,
-)
+from hmyframe.engine._follow import follow_shards, head_source
 from hmyframe.engine._ranges import fetch_range, split_aligned
-from hmyframe.errors import ConfigError
+from hmyframe.errors import ConfigError, FollowWarning
+from hmyframe.rpc.heads import HeadSource, ShardHeads
 
 BLOCK_TIME = 0.5
 POLL = 0.2
@@ -269,7 +264,7 @@ async def test_aio_follow_and_the_sync_generator_inside_a_running_loop(
 class _Scripted:
     """Heads of a real polling source, with a lower head slipped in after the third one."""
 
-    def __init__(self, inner: PollingHeads) -> None:
+    def __init__(self, inner: HeadSource) -> None:
         self.inner = inner
 
     async def heads(self, shard: int) -> AsyncIterator[int]:
@@ -292,7 +287,7 @@ async def test_a_lower_head_a_stall_and_refused_blocks_are_reported_and_waited_o
             end = head + 16
             batches = []
             troubled = False
-            source = _Scripted(PollingHeads(session, POLL))
+            source = _Scripted(head_source(session, POLL, "poll", stall_after=1.0))
             async for batch in follow_shards(
                 session, ["blocks"], head + 1, [0], end=end, heads=source, stall_after=1.0
             ):
@@ -326,7 +321,8 @@ async def test_websocket_heads_a_stall_and_lost_sockets_are_reported_and_waited_
         warnings.simplefilter("always")
         async with Session(net, cache=tmp_path) as session:
             source = head_source(session, POLL, "ws", stall_after=1.0)
-            assert isinstance(source, WebSocketHeads)
+            assert isinstance(source, ShardHeads)
+            assert source.mode == "ws"
             head = await session.head(0, refresh=True)
             end = head + 14
             batches = []

@@ -14,9 +14,9 @@ import pytest
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe.aio import export
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.errors import CacheError, ConfigError
-from hmyframe.export import export
 
 UNPACED = FetchOptions(validator_pacing=None)
 

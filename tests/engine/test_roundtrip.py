@@ -27,9 +27,9 @@ from doc_examples import example
 import hmyframe
 from hmyframe import FetchOptions
 from hmyframe._exactint import ExactIntDtype
+from hmyframe.aio import export
 from hmyframe.datasets import to_pandas
 from hmyframe.devnet import Devnet
-from hmyframe.export import export
 
 RANGE = ["blocks", "transactions", "staking_transactions", "signers", "traces"]
 SNAPSHOT = ["validators", "voting_power", "delegations", "undelegations"]

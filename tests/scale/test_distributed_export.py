@@ -24,7 +24,7 @@ from hmyframe.amounts import AttoDtype
 from hmyframe.devnet import Devnet, RateLimit
 from hmyframe.engine import FetchOptions
 from hmyframe.errors import ConfigError, HTTPStatusError, RateLimitError
-from hmyframe.export import ExportSummary
+from hmyframe.exporting import ExportSummary
 from hmyframe.rpc import Client, RetryPolicy
 from hmyframe.scale import check_client
 

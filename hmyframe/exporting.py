@@ -15,6 +15,12 @@ writing its chunk into the shared output (see :mod:`hmyframe.scale`); the files 
 as a local export's. A Parquet output may be a URL (``memory://``, ``s3://bucket/prefix``...;
 see :mod:`hmyframe.storage`).
 
+The steps, each a function below: :func:`_check` (every argument and output folder, before any
+request) -> :func:`_run` (the range datasets fetched and written here, :func:`_run_locally`;
+following the head, :func:`_run_following`; or as Dask tasks, :func:`_run_on_dask`; then the
+snapshot) -> :func:`_summarise` (what is on disk for the range, CSV files written from the
+cache's Parquet files; their names are the cache's, :func:`hmyframe.cache.range_name`).
+
 Layout under the output folder (``pd.read_parquet(folder)``, ``pyarrow.dataset`` and DuckDB
 read a dataset folder directly)::
 
@@ -26,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -37,15 +42,25 @@ from typing import TYPE_CHECKING, Any, Literal
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._spans import rows_between
-from hmyframe.cache import Cache, ensure_writable_folder, os_reason
+from hmyframe.cache import Cache, CacheEntry, ensure_writable_folder, os_reason, parse_name, range_name
 from hmyframe.datasets.sources import kind_of
-from hmyframe.engine import FetchOptions, Session
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import RANGE_DATASETS, fetch_shards
-from hmyframe.engine._shards import ShardSpec, shard_ids, shard_label, shard_spec
-from hmyframe.engine._snapshots import SNAPSHOT_DATASETS, fetch_snapshot
+from hmyframe.engine import (
+    RANGE_DATASETS,
+    SNAPSHOT_DATASETS,
+    FetchOptions,
+    Progress,
+    Session,
+    ShardSpec,
+    fetch_shards,
+    fetch_snapshot,
+    follow_export,
+    parse_range,
+    shard_ids,
+    shard_label,
+    shard_spec,
+)
 from hmyframe.errors import CacheError, ConfigError, short_repr
+from hmyframe.rpc import check_heads
 from hmyframe.storage import is_url
 
 if TYPE_CHECKING:
@@ -194,6 +209,51 @@ async def export(
     -------
     ExportSummary
     """
+    plan = _check(datasets, start, end, shard, block, out, format, cache, client, follow, poll, heads)
+    began = time.perf_counter()
+    async with Session(rpc, trace_rpc=trace_rpc, cache=plan.store, options=options) as session:
+        done = await _run(session, plan, progress)
+    return _summarise(plan, done, time.perf_counter() - began)
+
+
+# --------------------------------------------------------------------------- check
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An export's arguments, checked before any request."""
+
+    names: list[str]  #: every dataset, in the caller's order, once
+    range_names: list[str]
+    snap_names: list[str]
+    start: object
+    end: object
+    spec: list[int] | Literal["all"]  #: the shards
+    block: int | None  #: the snapshot's (``None``: the head)
+    format: str
+    store: Cache  #: where the Parquet files go (the output for Parquet, the cache for CSV)
+    csv_root: Path
+    client: Any
+    follow: bool
+    poll: float
+    heads: Any
+
+
+def _check(
+    datasets: Sequence[str],
+    start: object,
+    end: object,
+    shard: ShardSpec,
+    block: int | None,
+    out: str | os.PathLike[str] | None,
+    format: str,
+    cache: str | os.PathLike[str] | None,
+    client: Any,
+    follow: bool,
+    poll: float,
+    heads: Any,
+) -> _Plan:
+    """Refuse what cannot be exported, and every unwritable folder, before any request."""
     if isinstance(datasets, str):
         datasets = [d for d in datasets.split(",") if d]
     names = list(dict.fromkeys(datasets))
@@ -217,9 +277,7 @@ async def export(
     spec = shard_spec(shard)
     if follow:
         _check_follow(range_names, snap_names, format, client, end)
-        from hmyframe.engine._follow import _check_heads
-
-        _check_heads(heads, poll)
+        check_heads(heads, poll)
     if format == "csv" and (is_url(out) or is_url(cache)):
         raise ConfigError(
             f"CSV exports are written to a local folder (out={short_repr(out)}, cache={short_repr(cache)}): "
@@ -235,121 +293,22 @@ async def export(
     store.ensure_writable()
     if format == "csv":
         ensure_writable_folder(csv_root, "output folder")
-    began = time.perf_counter()
-    fetched = 0
-
-    def count(blocks: int) -> None:
-        nonlocal fetched
-        fetched += blocks
-
-    snapshot_block: int | None = None
-    ranges: dict[int, tuple[int, int]] = {}
-    async with Session(rpc, trace_rpc=trace_rpc, cache=store, options=options) as session:
-        if client is not None:
-            session.endpoint_spec()  # endpoints the workers can reach, checked before any request
-        # a snapshot alone at the head: the head comes in identify's round trip, fresh enough
-        head_now = not range_names and block is None and client is None
-        chain_id = await session.identify([0] if head_now else spec if range_names and spec != "all" else [])
-        if head_now:
-            block = await session.head(0)
-        if range_names:
-            ids = await shard_ids(session, spec)
-            with Progress.make(progress, shard_label("export", ids)) as bar:
-
-                def tick(blocks: int) -> None:
-                    count(blocks)
-                    bar.update(blocks)
-
-                if follow:
-                    from hmyframe.engine._follow import follow_export
-
-                    ranges = await follow_export(
-                        session,
-                        range_names,
-                        start,
-                        end,
-                        ids,
-                        poll=poll,
-                        heads=heads,
-                        on_batch=lambda batch: tick(batch.last - batch.first + 1),
-                    )
-                elif client is None:
-                    ranges, _ = await fetch_shards(
-                        session, range_names, start, end, ids, progress=tick, on_plan=bar.plan, collect=False
-                    )
-                else:
-                    from hmyframe.scale import export_ranges
-
-                    ranges = await export_ranges(
-                        session,
-                        client,
-                        range_names,
-                        start,
-                        end,
-                        ids,
-                        progress=tick,
-                        on_plan=bar.plan,
-                    )
-        if snap_names:
-            snapshot_block, _ = await fetch_snapshot(session, snap_names, block)
-        chain_id = await session.chain_id()  # a fetch may have found the URL serving another chain
-    summary = ExportSummary(
-        chain_id=chain_id,
-        ranges=ranges,
-        snapshot_block=snapshot_block,
-        fetched_blocks=fetched,
-        seconds=time.perf_counter() - began,
-        datasets={},
+    return _Plan(
+        names,
+        range_names,
+        snap_names,
+        start,
+        end,
+        spec,
+        block,
+        format,
+        store,
+        csv_root,
+        client,
+        follow,
+        poll,
+        heads,
     )
-    for name in names:
-        item = ExportedDataset(name)
-        dataset = ds.get(name)
-        entries = {e.path: e for e in store.entries(chain_id, name) if e.status == "ok"}
-        for shard_id, (start, end) in ranges.items() if name in RANGE_DATASETS else ():
-            # the cache's own non-overlapping cover, clipped to the range: a file cached by an
-            # earlier, wider fetch holds blocks outside it, which are neither counted nor exported
-            csv_folder = csv_root / store.folder(chain_id, name, shard_id).relative_to(store.root)
-            for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard_id, report=False):
-                entry = entries.get(path)
-                if entry is None or c_end < start or c_start > end:
-                    continue
-                lo, hi = max(start, c_start), min(end, c_end)
-                whole = (lo, hi) == (entry.start, entry.end)
-                if format == "csv":
-                    table = _read(store, path, dataset)
-                    if not whole:
-                        table = rows_between(table, lo, hi)
-                    csv_file = _write_csv(table, csv_folder / f"{name}__{lo:010d}_{hi:010d}.csv")
-                    item.files.append(csv_file)
-                    item.rows += table.num_rows
-                    item.bytes += csv_file.stat().st_size
-                else:
-                    item.files.append(path)
-                    item.rows += (
-                        (entry.rows or 0)
-                        if whole
-                        else rows_between(_read(store, path, dataset), lo, hi).num_rows
-                    )
-                    item.bytes += entry.size
-            if format == "csv":
-                _cut_earlier_csv(csv_folder, dataset, start, end, set(item.files))
-        if name in SNAPSHOT_DATASETS:
-            for entry in entries.values():
-                if entry.kind != "snapshot" or entry.start != snapshot_block:
-                    continue
-                if format == "csv":
-                    csv_file = _write_csv(
-                        _read(store, entry.path, dataset),
-                        csv_root / entry.path.relative_to(store.root).with_suffix(".csv"),
-                    )
-                    item.files.append(csv_file)
-                    item.bytes += csv_file.stat().st_size
-                else:
-                    item.files.append(entry.path)
-                    item.bytes += entry.size
-                item.rows += entry.rows or 0
-        summary.datasets[name] = item
-    return summary
 
 
 def _check_follow(
@@ -368,14 +327,185 @@ def _check_follow(
         )
 
 
+# --------------------------------------------------------------------------- run
+
+
+@dataclass
+class _Done:
+    """What an export's run did: the chain, the ranges per shard, the snapshot's block."""
+
+    chain_id: str
+    ranges: dict[int, tuple[int, int]]
+    snapshot_block: int | None
+    fetched: int  #: blocks fetched (the rest came from the cache)
+
+
+async def _run(session: Session, plan: _Plan, progress: bool | Callable[[int], None]) -> _Done:
+    """Fetch and write the range datasets (here, following the head, or on Dask) and the snapshot."""
+    if plan.client is not None:
+        session.endpoint_spec()  # endpoints the workers can reach, checked before any request
+    # a snapshot alone at the head: the head comes in identify's round trip, fresh enough
+    head_now = not plan.range_names and plan.block is None and plan.client is None
+    await session.identify([0] if head_now else plan.spec if plan.range_names and plan.spec != "all" else [])
+    block = await session.head(0) if head_now else plan.block
+    done = _Done("", {}, None, 0)
+    if plan.range_names:
+        ids = await shard_ids(session, plan.spec)
+        with Progress.make(progress, shard_label("export", ids)) as bar:
+
+            def tick(blocks: int) -> None:
+                done.fetched += blocks
+                bar.update(blocks)
+
+            if plan.follow:
+                done.ranges = await _run_following(session, plan, ids, tick)
+            elif plan.client is None:
+                done.ranges = await _run_locally(session, plan, ids, tick, bar.plan)
+            else:
+                done.ranges = await _run_on_dask(session, plan, ids, tick, bar.plan)
+    if plan.snap_names:
+        done.snapshot_block, _ = await fetch_snapshot(session, plan.snap_names, block)
+    done.chain_id = await session.chain_id()  # a fetch may have found the URL serving another chain
+    return done
+
+
+async def _run_locally(
+    session: Session,
+    plan: _Plan,
+    ids: list[int],
+    tick: Callable[[int], None],
+    on_plan: Callable[[int], None],
+) -> dict[int, tuple[int, int]]:
+    """The range datasets fetched and written in this process, chunk by chunk."""
+    ranges, _ = await fetch_shards(
+        session, plan.range_names, plan.start, plan.end, ids, progress=tick, on_plan=on_plan, collect=False
+    )
+    return ranges
+
+
+async def _run_following(
+    session: Session, plan: _Plan, ids: list[int], tick: Callable[[int], None]
+) -> dict[int, tuple[int, int]]:
+    """The range datasets caught up to the head, then followed (:mod:`hmyframe.engine._follow`)."""
+    return await follow_export(
+        session,
+        plan.range_names,
+        plan.start,
+        plan.end,
+        ids,
+        poll=plan.poll,
+        heads=plan.heads,
+        on_batch=lambda batch: tick(batch.last - batch.first + 1),
+    )
+
+
+async def _run_on_dask(
+    session: Session,
+    plan: _Plan,
+    ids: list[int],
+    tick: Callable[[int], None],
+    on_plan: Callable[[int], None],
+) -> dict[int, tuple[int, int]]:
+    """The range's chunks as Dask tasks of ``plan.client``'s workers (:mod:`hmyframe.scale`)."""
+    from hmyframe.scale import export_ranges
+
+    return await export_ranges(
+        session, plan.client, plan.range_names, plan.start, plan.end, ids, progress=tick, on_plan=on_plan
+    )
+
+
+# --------------------------------------------------------------------------- summarise
+
+
+def _summarise(plan: _Plan, done: _Done, seconds: float) -> ExportSummary:
+    """What is on disk for the exported range and snapshot (CSV files written from the cache's
+    Parquet files first, for a CSV export)."""
+    summary = ExportSummary(
+        chain_id=done.chain_id,
+        ranges=done.ranges,
+        snapshot_block=done.snapshot_block,
+        fetched_blocks=done.fetched,
+        seconds=seconds,
+        datasets={},
+    )
+    for name in plan.names:
+        item = ExportedDataset(name)
+        entries = {e.path: e for e in plan.store.entries(done.chain_id, name) if e.status == "ok"}
+        if name in RANGE_DATASETS:
+            for shard_id, (start, end) in done.ranges.items():
+                _exported_range(plan, done.chain_id, item, entries, shard_id, start, end)
+        if name in SNAPSHOT_DATASETS:
+            _exported_snapshot(plan, item, entries, done.snapshot_block)
+        summary.datasets[name] = item
+    return summary
+
+
+def _exported_range(
+    plan: _Plan,
+    chain_id: str,
+    item: ExportedDataset,
+    entries: dict[PurePath, CacheEntry],
+    shard: int,
+    start: int,
+    end: int,
+) -> None:
+    """Add to ``item`` the files of its dataset's blocks ``start..end`` of ``shard``: the cache's
+    own non-overlapping cover, clipped to the range (a file cached by an earlier, wider fetch
+    holds blocks outside it, which are neither counted nor exported)."""
+    store, dataset = plan.store, ds.get(item.name)
+    csv_folder = plan.csv_root / store.folder(chain_id, item.name, shard).relative_to(store.root)
+    for c_start, c_end, path in store.cached_ranges(chain_id, dataset, shard, report=False):
+        entry = entries.get(path)
+        if entry is None or c_end < start or c_start > end:
+            continue
+        lo, hi = max(start, c_start), min(end, c_end)
+        whole = (lo, hi) == (entry.start, entry.end)
+        if plan.format == "csv":
+            table = _read(store, path, dataset)
+            if not whole:
+                table = rows_between(table, lo, hi)
+            csv_file = _write_csv(table, csv_folder / range_name(item.name, lo, hi, ext="csv"))
+            item.files.append(csv_file)
+            item.rows += table.num_rows
+            item.bytes += csv_file.stat().st_size
+        else:
+            item.files.append(path)
+            item.rows += (
+                (entry.rows or 0) if whole else rows_between(_read(store, path, dataset), lo, hi).num_rows
+            )
+            item.bytes += entry.size
+    if plan.format == "csv":
+        _cut_earlier_csv(csv_folder, dataset, start, end, set(item.files))
+
+
+def _exported_snapshot(
+    plan: _Plan, item: ExportedDataset, entries: dict[PurePath, CacheEntry], block: int | None
+) -> None:
+    """Add to ``item`` its dataset's snapshot file at ``block`` (as CSV too, for a CSV export)."""
+    for entry in entries.values():
+        if entry.kind != "snapshot" or entry.start != block:
+            continue
+        if plan.format == "csv":
+            csv_file = _write_csv(
+                _read(plan.store, entry.path, ds.get(item.name)),
+                plan.csv_root / entry.path.relative_to(plan.store.root).with_suffix(".csv"),
+            )
+            item.files.append(csv_file)
+            item.bytes += csv_file.stat().st_size
+        else:
+            item.files.append(entry.path)
+            item.bytes += entry.size
+        item.rows += entry.rows or 0
+
+
+# --------------------------------------------------------------------------- files
+
+
 def _read(store: Cache, source: PurePath, dataset: ds.Dataset) -> pa.Table:
     try:
         return store.files.read_table(source, dataset.schema)
     except (OSError, pa.ArrowException) as exc:
         raise CacheError(f"cannot read {store.url(source)}: {exc}") from exc
-
-
-_CSV_RE = re.compile(r"^(?P<name>[a-z_]+)__(?P<start>\d{10})_(?P<end>\d{10})\.csv$")
 
 
 def _write_csv(table: pa.Table, target: Path) -> Path:
@@ -431,17 +561,19 @@ def _cut_earlier_csv(folder: Path, dataset: ds.Dataset, start: int, end: int, wr
     except OSError:
         return
     for path in listing:
-        m = _CSV_RE.match(path.name)
-        if m is None or m["name"] != dataset.name or path in written:
+        what = parse_name(path.name)
+        if what is None or what.kind != "range" or what.ext != "csv":
             continue
-        a, b = int(m["start"]), int(m["end"])
+        if what.dataset != dataset.name or path in written:
+            continue
+        a, b = what.start, what.end if what.end is not None else what.start
         if b < start or a > end:
             continue
         keep = [(lo, hi) for lo, hi in ((a, start - 1), (end + 1, b)) if lo <= hi]
         if keep:
             table = _read_csv(path, dataset)
             for lo, hi in keep:
-                _write_csv(rows_between(table, lo, hi), folder / f"{dataset.name}__{lo:010d}_{hi:010d}.csv")
+                _write_csv(rows_between(table, lo, hi), folder / range_name(dataset.name, lo, hi, ext="csv"))
         try:
             path.unlink()
         except FileNotFoundError:

@@ -1,4 +1,4 @@
-"""The public fetchers, written once: every ``hmyframe.X`` / ``hmyframe.aio.X`` comes from here.
+"""The public fetchers, written once; :mod:`hmyframe.aio` binds each under its public name.
 
 * Each parameter a fetcher takes is documented once, in :data:`PARAMETERS`.
 * Each *kind* of fetcher has one template coroutine whose signature is the kind's public
@@ -9,25 +9,29 @@
   bound coroutine keeps the template's parameters for mypy (``ParamSpec``) and for ``help()``
   and IDEs (``__signature__``), and gets a docstring built from the dataset's schema.
 * Point lookups (``head``, ``shards``, ``tx_counts``, the ``*_by_hash`` functions...) have
-  signatures of their own and are written here once each, documented from the same table.
+  signatures of their own and are written here once each, documented from the same table;
+  so are :func:`follow` (an async iterator of new batches) and :func:`staking_history`.
 * The decoders :func:`events` and :func:`calls` read a range dataset (``logs``,
   ``transactions``, ``traces``) through the same range fetch and cache, then decode it with
   :mod:`hmyframe.abi` off the event loop: a range already cached sends no request.
-* :func:`sync_twin` makes the blocking twin of any of them (``hmyframe.api``).
-* :data:`REGISTRY` lists every public fetcher; ``hmyframe.engine`` / ``hmyframe.aio`` and
-  ``hmyframe.api`` / ``hmyframe`` each bind every name in it once (a test checks they match).
+* :data:`REGISTRY` lists every fetcher made or documented here (its kind and dataset).
+
+The doors: ``hmyframe.aio.<name>`` is the coroutine (one line of :mod:`hmyframe.aio` binds
+each), ``hmyframe.<name>`` its blocking twin (made by :mod:`hmyframe` from that list on first
+use). Nothing else imports these functions, but :func:`hmyframe.plot.live`, which follows the
+chain below :mod:`hmyframe.aio`'s layer.
 
 A new parameter is added to its kind's template (and documented in :data:`PARAMETERS`); a new
-dataset declares ``fetched_by`` in its module and gets a binding line in ``engine`` and ``api``.
+dataset declares ``fetched_by`` in its module and gets a binding line in :mod:`hmyframe.aio`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import os
 import textwrap
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -35,30 +39,48 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlia
 
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
-from hmyframe._sync import run
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.datasets import sources
-from hmyframe.engine._blocks import parse_range
-from hmyframe.engine._lookups import (
+from hmyframe.engine import (
+    RANGE_DATASETS,
+    FetchOptions,
     MissingPolicy,
+    Output,
+    Progress,
+    Session,
+    ShardSpec,
+    StakingHistory,
+    addresses_arg,
+    block_arg,
+    check_output,
+    fetch_account_transactions,
+    fetch_balances,
+    fetch_delegator_table,
+    fetch_holders,
+    fetch_native_transfers,
     fetch_pending_cx_receipts,
-    fetch_shards,
+    fetch_rewards_collected,
+    fetch_sharding_structure,
+    fetch_snapshot,
+    fetch_staking_history,
+    fetch_token_balances,
+    fetch_tokens,
     fetch_traces_by_hash,
     fetch_transactions_by_hash,
     fetch_tx_counts,
+    follow_shards,
+    parse_range,
+    to_output,
+    token_pairs,
+    tokens_of_transfers,
 )
-from hmyframe.engine._output import Output, check_output, to_output
-from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_shards as fetch_range_shards
-from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.engine._shards import ShardSpec as ShardSpec
-from hmyframe.engine._shards import shard_ids as _shard_ids
-from hmyframe.engine._shards import shard_label as _label
-from hmyframe.engine._shards import shard_spec as _shard_spec
-from hmyframe.engine._snapshots import fetch_snapshot
-from hmyframe.engine._tokens import fetch_tokens, tokens_of_transfers
-from hmyframe.errors import ConfigError, short_repr
+from hmyframe.engine import fetch_shards as fetch_range_shards
+from hmyframe.engine import shard_ids as _shard_ids
+from hmyframe.engine import shard_label as _label
+from hmyframe.engine import shard_spec as _shard_spec
+from hmyframe.errors import ConfigError, NonStandardTokenWarning, short_repr
+from hmyframe.rpc import HeadSource, check_heads
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -73,24 +95,13 @@ __all__ = [
     "Frame",
     "ProgressArg",
     "PublicFunction",
-    "ShardSpec",
     "TraceRpc",
-    "calls",
-    "events",
-    "fetch",
-    "head",
-    "pending_cx_receipts",
     "range_fetcher",
-    "shards",
     "snapshot_fetcher",
-    "sync_twin",
     "token_transfers_fetcher",
-    "tokens",
-    "traces_by_hash",
     "traces_fetcher",
-    "transactions_by_hash",
-    "tx_counts",
 ]
+# (the functions written here, head ... staking_history, are bound by hmyframe.aio, their door)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -238,6 +249,29 @@ PARAMETERS: dict[str, str] = {
         "decode every call of the ``traces`` dataset instead: each transaction's own call and its "
         "internal calls, with ``trace_address``, ``call_type`` and ``error`` (needs a trace endpoint)."
     ),
+    "balance_addresses": (
+        "Accounts, one1 or 0x: one string, a sequence or a pandas Series; an address given "
+        'twice (in either form) is asked once. ``"seen"``: every sender and receiver of the '
+        "(cached) transactions of the blocks' range on that shard."
+    ),
+    "balance_blocks": (
+        "Blocks to read at: one number, a list, a ``range`` (with a step: "
+        '``range(0, 10_000, 500)``), ``"epochs"`` (each finished epoch\'s last block) or '
+        "``None`` (the shard's head, asked now). The balance at block N is the state **after** "
+        "block N."
+    ),
+    "delegators": "Delegator addresses, one1 or 0x (one string or a sequence).",
+    "delegation_block": "Block to read at (``None``: the beacon shard's head).",
+    "history_addresses": "Accounts, one1 or 0x (one string or a sequence).",
+    "range_start": "First block of the range (a block number).",
+    "range_end": "Last block of the range, inclusive (``None``: the shard's head).",
+    "token_pairs": (
+        "Which balances: a sequence of ``(token, holder)`` pairs, or a token address (then "
+        "``holders_of`` lists the holders)."
+    ),
+    "holders_of": "Holders to read when ``pairs`` is one token (one1 or 0x).",
+    "token": "The token contract (one1 or 0x).",
+    "check": "How many holders (the largest) to check against ``balanceOf`` at the last block.",
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
     "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
@@ -474,9 +508,14 @@ def _register(
 ) -> None:
     if name in REGISTRY:
         raise ConfigError(f"public fetcher {name!r} is defined twice")
+    _name(function, name)
+    REGISTRY[name] = PublicFunction(name, kind, dataset, function)
+
+
+def _name(function: Any, name: str) -> None:
+    """Name ``function`` as its door does: ``hmyframe.aio.<name>``."""
     function.__module__ = "hmyframe.aio"
     function.__name__ = function.__qualname__ = name
-    REGISTRY[name] = PublicFunction(name, kind, dataset, function)
 
 
 def _bind(
@@ -593,8 +632,9 @@ def _public(
 @_public(
     "any",
     None,
-    'Any range or snapshot dataset by name: ``hmyframe.fetch("traces", 0, 99)``, '
-    '``hmyframe.fetch("validators", block=1500)``.',
+    'Deprecated: any range or snapshot dataset by name (``hmyframe.fetch("traces", 0, 99)``); call '
+    "the dataset's own function (``hmyframe.traces(0, 99)``; by name: "
+    '``getattr(hmyframe, "traces")(0, 99)``).',
     [
         "dataset",
         ("start", "fetch_start"),
@@ -610,6 +650,8 @@ def _public(
     ],
     "pandas.DataFrame (``output`` may ask for a pyarrow.Table or a polars DataFrame)\n"
     "    As the dataset's own function returns it.",
+    "Each dataset has one function per door (``hmyframe.<name>``, ``hmyframe.aio.<name>``); this "
+    "second door by name warns (DeprecationWarning) and will go.",
 )
 async def fetch(
     dataset: str,
@@ -625,6 +667,12 @@ async def fetch(
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
+    warnings.warn(
+        f"hmyframe.fetch({dataset!r}, ...) is deprecated: call hmyframe.{dataset}(...) "
+        f"(await hmyframe.aio.{dataset}(...)); by name: getattr(hmyframe, {dataset!r})(...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     kind = sources.kind_of(dataset)  # ConfigError listing the names if unknown
     if kind == "range":
         if start is None:
@@ -677,7 +725,7 @@ async def shards(
     check_output(output)
     async with _session(rpc, None, False, options) as session:
         with Progress.make(progress, "shards", unit="answers") as bar:
-            table = await fetch_shards(session)
+            table = await fetch_sharding_structure(session)
             bar.update(1)
     return to_output(table, output)
 
@@ -836,6 +884,272 @@ async def traces_by_hash(
     return to_output(table, output, {"not_found": missing})
 
 
+# --------------------------------------------------------------------------- accounts
+
+BlocksArg = int | Sequence[int] | range | str | None
+
+
+@_public(
+    "lookup",
+    "balances",
+    "Exact ONE balances of addresses at blocks, the state **after** each block (cached per (address, block)).",
+    [
+        ("addresses", "balance_addresses"),
+        ("blocks", "balance_blocks"),
+        ("shard", "lookup_shard"),
+        "rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _frame_returns("balances"),
+    ds.get("balances").notes,
+    '>>> import hmyframe\n>>> df = hmyframe.balances(["one1..."], blocks=range(0, 2000, 100), rpc="devnet")   # doctest: +SKIP',
+)
+async def balances(
+    addresses: Any,
+    blocks: BlocksArg = None,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "balances", unit="answers") as bar:
+            table = await fetch_balances(session, addresses, blocks, shard, progress=bar.update)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "delegator_delegations",
+    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations.",
+    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
+    _frame_returns("delegator_delegations"),
+    ds.get("delegator_delegations").notes,
+)
+async def delegator_delegations(
+    delegators: Any,
+    block: int | None = None,
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "delegations", unit="answers") as bar:
+            table = await fetch_delegator_table(
+                session, "delegator_delegations", delegators, block, progress=bar.update
+            )
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "undelegations",
+    "Each delegator's pending undelegations at a block (amount and epoch), from the same answers.",
+    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
+    _frame_returns("undelegations"),
+)
+async def delegator_undelegations(
+    delegators: Any,
+    block: int | None = None,
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "undelegations", unit="answers") as bar:
+            table = await fetch_delegator_table(
+                session, "undelegations", delegators, block, progress=bar.update
+            )
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "account_transactions",
+    "Each address's plain transactions from the node's history index, with their direction.",
+    [("addresses", "history_addresses"), ("shard", "lookup_shard"), "rpc", "options", "progress", "output"],
+    _frame_returns("account_transactions"),
+    ds.get("account_transactions").notes,
+)
+async def account_transactions(
+    addresses: Any,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    wanted = addresses_arg(addresses, "account_transactions")
+    shard = block_arg(shard, "shard")
+    async with _session(rpc, None, False, options) as session:
+        with Progress.make(progress, "history pages", unit="answers") as bar:
+            table = await fetch_account_transactions(session, wanted, shard, progress=bar.update)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "native_transfers",
+    "Every movement of ONE in a block range, top-level and internal, with the transaction's Harmony hash.",
+    [
+        ("start", "range_start"),
+        ("end", "range_end"),
+        ("shard", "lookup_shard"),
+        "rpc",
+        "trace_rpc",
+        "cache",
+        "options",
+        "output",
+    ],
+    _frame_returns("native_transfers"),
+    ds.get("native_transfers").notes,
+)
+async def native_transfers(
+    start: int,
+    end: int | None = None,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    trace_rpc: TraceRpc = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    shard = block_arg(shard, "shard")
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        table = await fetch_native_transfers(session, start, end, shard)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "rewards_collected",
+    "Every CollectRewards of a block range with the exact amount paid (the staking receipt's log).",
+    [("start", "range_start"), ("end", "range_end"), "rpc", "cache", "options", "progress", "output"],
+    _frame_returns("rewards_collected"),
+    ds.get("rewards_collected").notes,
+)
+async def rewards_collected(
+    start: int,
+    end: int | None = None,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "staking receipts", unit="answers") as bar:
+            table = await fetch_rewards_collected(session, start, end, progress=bar.update)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    "token_balances",
+    "balanceOf of (token, holder) pairs at a block, exact uint256 (cached per block).",
+    [
+        ("pairs", "token_pairs"),
+        "holders_of",
+        ("block", "token_block"),
+        ("shard", "lookup_shard"),
+        "rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _frame_returns("token_balances"),
+    ds.get("token_balances").notes,
+)
+async def token_balances(
+    pairs: Any,
+    holders_of: Any = None,
+    block: int | None = None,
+    shard: int = 0,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    wanted = token_pairs(pairs, holders_of)
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "token balances", unit="answers") as bar:
+            table = await fetch_token_balances(session, wanted, block, shard, bar.update)
+    return to_output(table, output)
+
+
+@_public(
+    "lookup",
+    None,
+    "A token's holders and exact balances, replayed from ``token_transfers``, checked against ``balanceOf``.",
+    [
+        "token",
+        ("start", "range_start"),
+        ("end", "range_end"),
+        ("shard", "lookup_shard"),
+        "check",
+        "rpc",
+        "cache",
+        "options",
+    ],
+    "pandas.DataFrame\n    ``holder_address``, ``holder_address_hex``, ``balance`` (uint256) per holder with a "
+    "balance above 0, largest first; ``df.attrs``: ``block`` (the last block), ``checked`` (holders "
+    "compared with balanceOf), ``mismatches`` (holder -> (replayed, balanceOf)) and ``standard`` "
+    "(False when any differs: a fee-on-transfer or rebasing token; a NonStandardTokenWarning is issued).",
+    "The replay starts at ``start``: balances before it are not counted, so start at the token's "
+    "creation (0 on the devnet) for exact holdings.",
+)
+async def holders(
+    token: str,
+    start: int = 0,
+    end: int | None = None,
+    shard: int = 0,
+    *,
+    check: int = 20,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+) -> Frame:
+    from hmyframe.addresses import to_hex, to_one
+
+    token_hex = to_hex(token)
+    shard = block_arg(shard, "shard")
+    async with _session(rpc, None, cache, options) as session:
+        frame = await fetch_holders(session, token_hex, start, end, shard, check)
+    mismatches = frame.attrs["mismatches"]
+    if mismatches:
+        warnings.warn(
+            f"token {to_one(token_hex)}: {len(mismatches)} of {frame.attrs['checked']} replayed balances "
+            f"differ from balanceOf at block {frame.attrs['block']}: a non-standard token (fee-on-transfer, "
+            "rebasing?); see df.attrs['mismatches']",
+            NonStandardTokenWarning,
+            stacklevel=3,
+        )
+    return frame
+
+
 # --------------------------------------------------------------------------- decoded contracts
 
 _DECODED_RETURNS = (
@@ -899,14 +1213,13 @@ async def events(
 ) -> Any:
     import asyncio
 
-    from hmyframe.abi._api import choose_events, keys_of, shape
-    from hmyframe.abi._decode import addresses_filter, decode_logs
+    from hmyframe.abi import addresses_filter, choose_events, decode_chosen_logs, shape
 
     check_output(output)
     chosen, single = choose_events(abi, event)  # a bad ABI, event or address fails before any request
     addresses_filter(address)
     table = await _range_table("logs", start, end, shard, rpc, None, cache, options, progress)
-    decoded = await asyncio.to_thread(decode_logs, table, chosen, address, keys_of(chosen))
+    decoded = await asyncio.to_thread(decode_chosen_logs, table, chosen, address)
     return shape(decoded, single, output)
 
 
@@ -964,8 +1277,7 @@ async def calls(
 ) -> Any:
     import asyncio
 
-    from hmyframe.abi._api import choose_functions, keys_of, shape
-    from hmyframe.abi._decode import addresses_filter, decode_calls
+    from hmyframe.abi import addresses_filter, choose_functions, decode_chosen_calls, shape
 
     check_output(output)
     flag: object = traces
@@ -975,26 +1287,155 @@ async def calls(
     addresses_filter(address)
     name = "traces" if traces else "transactions"
     table = await _range_table(name, start, end, shard, rpc, trace_rpc, cache, options, progress)
-    decoded = await asyncio.to_thread(decode_calls, table, chosen, address, keys_of(chosen), traces)
+    decoded = await asyncio.to_thread(decode_chosen_calls, table, chosen, address, traces)
     return shape(decoded, single, output)
 
 
-# --------------------------------------------------------------------------- sync twins
+# --------------------------------------------------------------------------- follow, history
 
 
-def sync_twin(coroutine_function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
-    """The blocking twin of a public coroutine: same name, signature and documentation.
+async def follow(
+    dataset: str,
+    start: object = None,
+    shard: object = 0,
+    *,
+    end: int | None = None,
+    rpc: object = None,
+    trace_rpc: str | dict[int, str] | None = None,
+    cache: Any = True,
+    options: Any = None,
+    output: Any = "pandas",
+    poll: float = 1.0,
+    heads: HeadSource | str = "auto",
+) -> AsyncIterator[Any]:
+    """Yield each new batch of blocks of ``dataset`` as a frame, as the chain grows.
 
-    It runs the coroutine with :func:`hmyframe._sync.run`, so it works in scripts and inside a
-    running event loop (Jupyter) alike.
+    Parameters
+    ----------
+    dataset
+        A block-range dataset (``blocks``, ``transactions``, ``staking_transactions``,
+        ``signers``, ``traces``).
+    start
+        First block (any form the fetchers take: a number, a UTC time, ``-100``...): the blocks
+        from there to the head come first, one batch per chunk. ``None`` (default): only blocks
+        after the current head.
+    shard
+        A shard id, a list of ids or ``"all"``: batches of every shard, each batch of one shard.
+    end
+        Stop after this block (``None``: never; break out of the loop or cancel to stop).
+    rpc, trace_rpc, cache, options
+        As for the fetchers; batches are cached like any fetch (``cache=False``: not kept).
+    output
+        ``"pandas"`` (default), ``"arrow"`` or ``"polars"``: the same columns and types as
+        a fetch of the same blocks.
+    poll
+        Seconds between two polls of the head (the main term of the lag when polling; with a
+        WebSocket, the polling interval while the socket is re-opened).
+    heads
+        ``"auto"`` (default): each shard's WebSocket ``newHeads`` subscription where the node's
+        sharding structure lists a URL, else polling; ``"ws"``: WebSocket only; ``"poll"``:
+        polling only; or a :class:`HeadSource`.
+
+    Yields
+    ------
+    pandas.DataFrame (or pyarrow.Table / polars DataFrame)
+        One frame per batch of one shard, the dataset's columns and types; a DataFrame's
+        ``attrs`` (an Arrow table's ``hmyframe.attrs`` metadata) give its ``shard``, ``first``
+        and ``last`` block and ``lag`` (seconds from seeing the head to having the batch).
+
+    Raises
+    ------
+    ConfigError
+        Not a block-range dataset, a bad ``output``, ``shard``, ``start``, ``end``, ``poll``
+        or ``heads``; with ``heads="ws"``, a shard listing no WebSocket URL.
+
+    Examples
+    --------
+    >>> async for df in hmyframe.aio.follow("transactions", rpc="devnet"):   # doctest: +SKIP
+    ...     print(len(df))
     """
+    if dataset not in RANGE_DATASETS:
+        raise ConfigError(
+            f"follow needs a block-range dataset ({', '.join(RANGE_DATASETS)}), got {short_repr(dataset)}"
+        )
+    check_output(output)
+    spec = _shard_spec(shard)
+    check_heads(heads, poll)
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        ids = await _shard_ids(session, spec)
+        batches = follow_shards(
+            session, [dataset], start, ids, end=end, poll=poll, heads=heads, collect=True, catch_up=False
+        )
+        try:
+            async for batch in batches:
+                attrs = {"shard": batch.shard, "first": batch.first, "last": batch.last, "lag": batch.lag}
+                yield to_output(batch.tables[dataset], output, attrs)
+        finally:
+            with contextlib.suppress(RuntimeError):
+                await batches.aclose()
 
-    @functools.wraps(coroutine_function)
-    def twin(*args: P.args, **kwargs: P.kwargs) -> R:
-        return run(coroutine_function(*args, **kwargs))
 
-    twin.__module__ = "hmyframe"
-    twin.__doc__ = (coroutine_function.__doc__ or "") + (
-        f"\nSynchronous twin of ``await hmyframe.aio.{coroutine_function.__name__}(...)``.\n"
-    )
-    return twin
+async def staking_history(
+    start_epoch: int | None = None,
+    end_epoch: int | None = None,
+    every: int = 1,
+    *,
+    validator: str | None = None,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: bool | Callable[[int], None] = False,
+) -> StakingHistory:
+    """Validator snapshots at the last block of each epoch ``start_epoch..end_epoch``, and the
+    network's figures per epoch.
+
+    Each epoch's last block comes from ``epochLastBlock`` (or, from a node without it, from the
+    blocks' ``epoch`` field); the epoch in progress is taken at the head. Snapshots are cached
+    like any snapshot and paced to the node's validator limiter.
+
+    Parameters
+    ----------
+    start_epoch, end_epoch
+        Inclusive epochs; ``end_epoch=None`` is the current epoch; a negative ``start_epoch``
+        counts back from the end (``staking_history(-5)``: the last five epochs).
+    every
+        Take every ``every``-th epoch.
+    validator
+        A ``one1``/``0x`` address: one validator's history, one cheap
+        ``getValidatorInformationByBlockNumber`` call per epoch (``network`` then has only
+        ``epoch``, ``block``, ``timestamp``, ``complete``).
+    rpc
+        A node URL, ``"devnet"``, a running ``Devnet``, an open ``Client`` or an open
+        :class:`~hmyframe.Session` (default: ``$HMYFRAME_RPC``, else the public mainnet endpoint).
+    cache
+        ``True`` (``data/`` or ``$HMYFRAME_CACHE``), a folder, a ``Cache``, or ``False``: each
+        epoch's snapshot is cached like any snapshot.
+    options
+        :class:`~hmyframe.FetchOptions` (pacing of validator pages, retries...).
+    progress
+        ``True`` for a bar counting epochs; a callable is called with 1 per epoch done.
+
+    Returns
+    -------
+    StakingHistory
+        ``.network`` (one row per epoch: Nakamoto per shard, Gini, elected count, total stake,
+        median signing...), ``.validators`` (per validator and epoch: stake, status, signing...),
+        ``.voting_power``, ``.delegations``; ``.validator(address)`` selects one validator.
+
+    Examples
+    --------
+    >>> h = hmyframe.staking_history(-5, rpc="devnet")             # doctest: +SKIP
+    >>> h.network[["epoch", "nakamoto", "gini", "total_stake_one"]]  # doctest: +SKIP
+    """
+    if isinstance(rpc, Session):  # an open session is used as it is
+        return await fetch_staking_history(
+            rpc, start_epoch, end_epoch, every, validator=validator, progress=progress
+        )
+    async with Session(rpc, cache=cache, options=options) as session:
+        return await fetch_staking_history(
+            session, start_epoch, end_epoch, every, validator=validator, progress=progress
+        )
+
+
+_name(follow, "follow")
+_name(staking_history, "staking_history")
