@@ -329,6 +329,7 @@ LAYERS: list[tuple[str, ...]] = [
         "_pandas_meta",
         "_provenance",
         "_text",
+        "_bloom",
     ),
     ("rpc/", "cache/", "metrics/", "devnet/"),
     ("datasets/",),

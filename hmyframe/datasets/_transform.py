@@ -16,9 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from hmyframe._bloom import bloom_bits
 from hmyframe.datasets import sources
 from hmyframe.datasets._base import ConvertContext
-from hmyframe.datasets._bloom import bloom_bits
 from hmyframe.datasets._decode import decode_blocks
 from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
 from hmyframe.datasets._registry import get

@@ -3,7 +3,7 @@
 Keccak comes from pycryptodome (``Crypto.Hash.keccak``): a maintained C implementation, the
 backend ethereum-etl's own hashing (``eth-hash``) uses; Python's ``hashlib.sha3_256`` is the
 FIPS-202 SHA-3, whose padding differs, so it gives other digests. The bits of one value are
-:func:`hmyframe.datasets._bloom.bloom_bits`, the function hmyframe checks fetched logs with.
+:func:`hmyframe._bloom.bloom_bits`, the function hmyframe checks fetched logs with.
 
 A bloom is 2048 bits. Each log adds its address and each of its topics: for a value ``v``,
 the first three big-endian 16-bit pairs of ``keccak(v)``, each masked to 11 bits, name the
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hmyframe.datasets._bloom import bloom_bits as _bits
-from hmyframe.datasets._bloom import keccak256
+from hmyframe._bloom import bloom_bits as _bits
+from hmyframe._bloom import keccak256
 from hmyframe.devnet.model import Log
 
 __all__ = ["bloom_contains", "bloom_hex", "bloom_of", "keccak256", "selector", "topic_of"]

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from hmyframe.datasets._bloom import EMPTY_BLOOM, bloom_bits
+from hmyframe._bloom import EMPTY_BLOOM, bloom_bits
 from hmyframe.datasets._transform import check_logs
 from hmyframe.errors import InconsistentAnswerError
 

@@ -22,9 +22,9 @@ import pandas as pd
 import pytest
 
 import hmyframe
+from hmyframe._bloom import bloom_bits
 from hmyframe.cli import main as cli_main
 from hmyframe.datasets import sources
-from hmyframe.datasets._bloom import bloom_bits
 from hmyframe.devnet import Devnet, FaultRule
 from hmyframe.engine import FetchOptions
 from hmyframe.errors import InconsistentAnswerError

@@ -25,9 +25,9 @@ from hostile import Proxy, rpc_result
 
 import hmyframe
 from hmyframe import FetchOptions
+from hmyframe._bloom import bloom_bits
 from hmyframe.addresses import to_hex
 from hmyframe.amounts import Uint256Dtype
-from hmyframe.datasets._bloom import bloom_bits
 from hmyframe.datasets.token_transfers import TRANSFER
 from hmyframe.devnet import Devnet
 from hmyframe.errors import InconsistentAnswerError, ResponseShapeError
