@@ -54,6 +54,13 @@ def register(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _network_arguments(parser)
+    _answer_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def _network_arguments(parser: argparse.ArgumentParser) -> None:
+    """The network's shape, its ports, its timing and its chain's content."""
     parser.add_argument("--shards", type=int, default=2, help="number of shards (default 2)")
     parser.add_argument(
         "--blocks", type=int, default=2000, help="blocks per shard to start with (default 2000)"
@@ -94,6 +101,10 @@ def register(subparsers: Any) -> None:
             f"per block with plain transactions, 0 to 50 (default {DEFAULT_TOKEN_DENSITY}; 0: none)"
         ),
     )
+
+
+def _answer_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the nodes answer: limits, encoding, new blocks, logs' hashes, method filter, faults."""
     parser.add_argument(
         "--no-validator-rate-limit",
         action="store_true",
@@ -134,7 +145,6 @@ def register(subparsers: Any) -> None:
         "'hmyv2_*' serves only hmy_, eth_, net_ and web3_); repeatable",
     )
     parser.add_argument("--faults", default=None, metavar="SPEC", help="fault-injection rules (see below)")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

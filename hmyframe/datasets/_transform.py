@@ -303,6 +303,17 @@ def logs(answers: Answers) -> dict[str, pa.Table]:
     return tables
 
 
+#: The columns of a log that check_logs reads, besides its topics.
+_LOG_COLUMNS = (
+    "block_number",
+    "block_hash",
+    "transaction_hash",
+    "transaction_index",
+    "log_index",
+    "address_hex",
+)
+
+
 def check_logs(
     table: pa.Table,
     blocks: pa.Table,
@@ -349,10 +360,69 @@ def check_logs(
         At the first contradiction: one line naming the shard, the block and the log.
     """
     hashes = {n: h.lower() for n, h in hashes_by_number(blocks).items()}
-    blooms: dict[int, str | None] = {}
-    if "logs_bloom" in blocks.column_names:  # (null where a block answer lacked it)
-        blooms = dict(zip(blocks["block_number"].to_pylist(), blocks["logs_bloom"].to_pylist(), strict=True))
-    # the transactions of each block by position: plain, then staking after them
+    blooms = _header_blooms(blocks)
+    by_position = _by_position(plain, staking)
+    rows = zip(*(table[c].to_pylist() for c in _LOG_COLUMNS), strict=True)
+    topics = list(zip(*(table[f"topic{k}"].to_pylist() for k in range(4)), strict=True))
+    harmony: list[str] = []
+    eth: list[str | None] = []
+    indexes: dict[int, list[int]] = {}
+    per_tx: dict[int, dict[str, int]] = {}
+    bloom: dict[int, list[tuple[int, int]]] = {}  # per block: each log's index and bloom bits
+    for row, (number, block_hash, tx, position, index, address) in enumerate(rows):
+        found = _log_transaction(shard, hashes, by_position, number, block_hash, tx, position, index)
+        harmony.append(found[0])
+        eth.append(found[1])
+        indexes.setdefault(number, []).append(index)
+        counts = per_tx.setdefault(number, {})
+        counts[found[0]] = counts.get(found[0], 0) + 1
+        if blooms.get(number) is not None:
+            bloom.setdefault(number, []).append((index, _log_bits(address, topics[row])))
+    receipt_counts = _receipt_counts(receipts)
+    for number in hashes:
+        _check_block_logs(
+            shard,
+            number,
+            indexes.get(number, []),
+            per_tx.get(number, {}),
+            receipt_counts.get(number) if receipts is not None else None,
+            blooms.get(number),
+            bloom.get(number, []),
+        )
+    return harmony, eth
+
+
+def _header_blooms(blocks: pa.Table) -> dict[int, str | None]:
+    """Each block's ``logs_bloom`` (none without the column; null where an answer lacked it)."""
+    if "logs_bloom" not in blocks.column_names:
+        return {}
+    return dict(zip(blocks["block_number"].to_pylist(), blocks["logs_bloom"].to_pylist(), strict=True))
+
+
+def _log_bits(address: str, topics: Sequence[str | None]) -> int:
+    """The bloom bits one log sets: its address's and each of its topics'."""
+    bits = bloom_bits(address)
+    for topic in topics:
+        if topic is not None:
+            bits |= bloom_bits(topic)
+    return bits
+
+
+def _receipt_counts(receipts: pa.Table | None) -> dict[int, dict[str, int]]:
+    """Each block's receipts' log counts by transaction hash (``{}`` without receipts)."""
+    counts: dict[int, dict[str, int]] = {}
+    if receipts is not None:
+        for n, h, c in zip(
+            *(receipts[k].to_pylist() for k in ("block_number", "transaction_hash", "log_count")), strict=True
+        ):
+            counts.setdefault(n, {})[h] = c
+    return counts
+
+
+def _by_position(plain: pa.Table, staking: pa.Table) -> dict[tuple[int, int], tuple[str, str | None]]:
+    """The transactions of each block by ``(block, position)``: the plain ones, then the staking
+    ones after them (as a log's ``transactionIndex`` counts); each its Harmony and Ethereum-form
+    hash (None for staking)."""
     by_position: dict[tuple[int, int], tuple[str, str | None]] = {}
     plain_count: dict[int, int] = {}
     for n, i, h, e in zip(
@@ -369,73 +439,45 @@ def check_logs(
         strict=True,
     ):
         by_position[(n, plain_count.get(n, 0) + j)] = (h, None)
-    columns = (
-        "block_number",
-        "block_hash",
-        "transaction_hash",
-        "transaction_index",
-        "log_index",
-        "address_hex",
-    )
-    rows = zip(*(table[c].to_pylist() for c in columns), strict=True)
-    topics = list(zip(*(table[f"topic{k}"].to_pylist() for k in range(4)), strict=True))
-    harmony: list[str] = []
-    eth: list[str | None] = []
-    indexes: dict[int, list[int]] = {}
-    per_tx: dict[int, dict[str, int]] = {}
-    bloom: dict[int, list[tuple[int, int]]] = {}  # per block: each log's index and bloom bits
-    for row, (number, block_hash, tx, position, index, address) in enumerate(rows):
-        want = hashes.get(number)
-        if want is None:
-            raise _inconsistent("logs", shard, number, f"log {index} is of a block not asked for")
-        if block_hash != want:
-            raise _inconsistent(
-                "logs",
-                shard,
-                number,
-                f"log {index} names block hash {block_hash}, the block's hash is {want}",
-            )
-        found = by_position.get((number, position))
-        if found is None or tx not in found:
-            at = (
-                "no transaction"
-                if found is None
-                else f"transaction {found[0]}" + (f" ({found[1]})" if found[1] else "")
-            )
-            raise _inconsistent(
-                "logs",
-                shard,
-                number,
-                f"log {index} names transaction {tx} at position {position}, where the block has {at}",
-            )
-        harmony.append(found[0])
-        eth.append(found[1])
-        indexes.setdefault(number, []).append(index)
-        counts = per_tx.setdefault(number, {})
-        counts[found[0]] = counts.get(found[0], 0) + 1
-        if blooms.get(number) is not None:
-            bits = bloom_bits(address)
-            for topic in topics[row]:
-                if topic is not None:
-                    bits |= bloom_bits(topic)
-            bloom.setdefault(number, []).append((index, bits))
-    receipt_counts: dict[int, dict[str, int]] = {}
-    if receipts is not None:
-        for n, h, c in zip(
-            *(receipts[k].to_pylist() for k in ("block_number", "transaction_hash", "log_count")), strict=True
-        ):
-            receipt_counts.setdefault(n, {})[h] = c
-    for number in hashes:
-        _check_block_logs(
+    return by_position
+
+
+def _log_transaction(
+    shard: int,
+    hashes: Mapping[int, str],
+    by_position: Mapping[tuple[int, int], tuple[str, str | None]],
+    number: int,
+    block_hash: str,
+    tx: str,
+    position: int,
+    index: int,
+) -> tuple[str, str | None]:
+    """One log's block (asked for, its hash) and transaction (at its position, either hash):
+    the transaction's Harmony and Ethereum-form hashes (see :func:`check_logs`)."""
+    want = hashes.get(number)
+    if want is None:
+        raise _inconsistent("logs", shard, number, f"log {index} is of a block not asked for")
+    if block_hash != want:
+        raise _inconsistent(
+            "logs",
             shard,
             number,
-            indexes.get(number, []),
-            per_tx.get(number, {}),
-            receipt_counts.get(number) if receipts is not None else None,
-            blooms.get(number),
-            bloom.get(number, []),
+            f"log {index} names block hash {block_hash}, the block's hash is {want}",
         )
-    return harmony, eth
+    found = by_position.get((number, position))
+    if found is None or tx not in found:
+        at = (
+            "no transaction"
+            if found is None
+            else f"transaction {found[0]}" + (f" ({found[1]})" if found[1] else "")
+        )
+        raise _inconsistent(
+            "logs",
+            shard,
+            number,
+            f"log {index} names transaction {tx} at position {position}, where the block has {at}",
+        )
+    return found
 
 
 def _check_block_logs(
