@@ -100,8 +100,15 @@ def test_the_contract_events_example_runs_and_says_what_it_claims(
     sent = namespace["sent"]
     assert len(sent) > 0
     assert "0x40c10f19" in {u["selector"] for u in sent.attrs["unknown_selectors"]}  # mint(address,uint256)
+    # the devnet's DEX swaps, decoded from the cached logs: against the data words read by hand
     swaps = namespace["swaps"]
-    assert swaps.empty
+    swap_topic = "0xd78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822"  # UniswapV2 Swap
+    pair_swaps = logs[(logs["topic0"] == swap_topic) & (logs["topic_count"] == 3)]
+    assert len(swaps) == len(pair_swaps) > 0
+    words = [[int(d[2 + 64 * k : 66 + 64 * k], 16) for k in range(4)] for d in pair_swaps["data"]]
+    for k, column in enumerate(("amount0In", "amount1In", "amount0Out", "amount1Out")):
+        assert swaps[column].tolist() == [w[k] for w in words]
+    assert swaps["to_hex"].tolist() == ["0x" + t[26:] for t in pair_swaps["topic2"]]
     assert list(swaps.columns[-6:]) == ["amount0In", "amount1In", "amount0Out", "amount1Out", "to", "to_hex"]
 
     # the command line: one file per event in the folder, and one CSV of a signature
