@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from hmyframe.errors import CacheWarning as CacheWarning
     from hmyframe.errors import FollowWarning as FollowWarning
     from hmyframe.errors import HmyframeError as HmyframeError
+    from hmyframe.errors import NonStandardTokenWarning as NonStandardTokenWarning
     from hmyframe.errors import NotFoundWarning as NotFoundWarning
     from hmyframe.query import sql as sql
     from hmyframe.reader import read as read
@@ -72,6 +73,7 @@ _HOMES = {
     "HmyframeError": "hmyframe.errors",
     "CacheWarning": "hmyframe.errors",
     "FollowWarning": "hmyframe.errors",
+    "NonStandardTokenWarning": "hmyframe.errors",
     "NotFoundWarning": "hmyframe.errors",
     "read": "hmyframe.reader",
     "sql": "hmyframe.query",

@@ -178,3 +178,16 @@ def test_nothing_shadows_a_module_or_is_misnamed() -> None:
     assert hmyframe.dataset("blocks") is DATASETS["blocks"]
     assert hmyframe.read.__name__ == "read"
     assert "see the module" not in (inspect.getdoc(hmyframe.dataset) or "")
+
+
+def test_every_public_warning_lives_in_errors_and_is_importable_from_hmyframe() -> None:
+    from hmyframe import errors
+
+    warned = [name for name in errors.__all__ if name.endswith("Warning")]
+    assert {"CacheWarning", "NotFoundWarning", "FollowWarning", "NonStandardTokenWarning"} <= set(warned)
+    for name in warned:
+        category = getattr(errors, name)
+        assert issubclass(category, UserWarning)
+        assert getattr(hmyframe, name) is category
+        assert name in hmyframe.__all__
+        assert name in (errors.__doc__ or "")  # drawn in the hierarchy's warnings list
