@@ -123,6 +123,9 @@ class Devnet:
         Keep the explorer index (the default): ``getTransactionsHistory``,
         ``getStakingTransactionsHistory`` and their counts answer from the chain. ``False``
         answers them as a node started without the explorer service does.
+    quick_unlock
+        Epochs ``(first, end)`` whose undelegations unlock at their epoch's end (the node's
+        quick-unlock regime; see :class:`~hmyframe.devnet.chain.Chain`); ``None``: 7 epochs.
     mine_every
         While serving, mine one block on every shard each ``mine_every`` seconds (0: never,
         the default). The attribute can be changed while serving: 0 pauses the mining (a
@@ -162,6 +165,7 @@ class Devnet:
         mine_every: float = 0.0,
         activity: ActivityName = "devnet",
         explorer: bool = True,
+        quick_unlock: tuple[int, int] | None = None,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(explorer, bool):
@@ -225,6 +229,7 @@ class Devnet:
             validators=validators,
             activity=activity,
             token_density=token_density,
+            quick_unlock=quick_unlock,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

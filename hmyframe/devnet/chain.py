@@ -104,6 +104,21 @@ def _locked(method: Callable[Concatenate[Chain, _P], _R]) -> Callable[Concatenat
     return wrapper
 
 
+def _quick_unlock(value: object) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and value[0] <= value[1]
+    ):
+        return (int(value[0]), int(value[1]))
+    raise ConfigError(
+        f"quick_unlock={short_repr(value)} must be None or epochs (first, end) with first <= end"
+    )
+
+
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ConfigError(f"{name} must be an integer, got {short_repr(value)}")
@@ -157,6 +172,10 @@ class Chain:
         How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
         ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
         2021-22 peak); see :mod:`hmyframe.devnet._gen_activity`.
+    quick_unlock
+        Epochs ``(first, end)`` in which the node's lock period is 0 (``LockPeriodInEpochV2``,
+        mainnet's epochs 191..289): an undelegation is paid at the end of its own epoch.
+        ``None`` (the default): 7 epochs throughout, as since mainnet's ``RedelegationEpoch``.
 
     Raises
     ------
@@ -200,6 +219,7 @@ class Chain:
         genesis_time: int = 1_767_225_600,
         token_density: float = DEFAULT_TOKEN_DENSITY,
         activity: ActivityName = "devnet",
+        quick_unlock: tuple[int, int] | None = None,
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -218,6 +238,7 @@ class Chain:
         self.token_density: float = float(density)
         profile = activity_profile(activity)  # a ConfigError names the bad value
         self.activity: ActivityName = activity
+        self.quick_unlock = _quick_unlock(quick_unlock)
         self._head = blocks - 1
         material = f"hmyframe-devnet|{self.seed}|{self.n_shards}|{self.epoch_length}|{self.n_validators}|{self.genesis_time}"
         self._codec = Codec(material.encode())
@@ -227,7 +248,7 @@ class Chain:
         )
         self._population = build_population(self._codec, self.n_validators, self.n_shards, self.epoch_length)
         self._engine = StakingEngine(
-            self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
+            self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids, self.quick_unlock
         )
         self._snapshots = SnapshotViews(self._engine)
         self._tokens = TokenEngine(self._codec, self.n_shards, self.token_density, self._plain_count)
@@ -249,6 +270,7 @@ class Chain:
             f"epoch_length={self.epoch_length}, validators={self.n_validators}, genesis_time={self.genesis_time}, "
             f"token_density={self.token_density}"
             + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
+            + ("" if self.quick_unlock is None else f", quick_unlock={self.quick_unlock!r}")
             + ")"
         )
 

@@ -212,7 +212,8 @@ def build(sample: Sample, chain: Chain) -> Ask:
     if name == "getTransactionByHash":
         return Ask([_tx(chain, lambda t: t.to is not None).hash])
     if name == "getCXReceiptByHash":
-        return Ask([_tx(chain, lambda t: t.is_cross_shard).hash])
+        cross = _tx(chain, lambda t: t.is_cross_shard and t.success)
+        return Ask([cross.hash], cross.to_shard_id)  # the destination shard answers
     if name == "getTransactionCount":
         sender = _tx(chain, lambda t: t.nonce > 0).sender
         address = hex_to_one(sender) if str(given[0]).startswith("one1") else sender

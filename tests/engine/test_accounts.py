@@ -14,7 +14,6 @@ import pytest
 import hmyframe
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet._gen_staking import LOCK_EPOCHS
-from hmyframe.devnet.chain import CX_PENDING_BLOCKS
 from hmyframe.errors import AddressError, ConfigError, HistoryUnavailableError
 
 CHAIN = {"seed": 3, "blocks": 400, "epoch_length": 20, "validators": 40}
@@ -133,22 +132,13 @@ def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[i
         for kind, src, dst, value in zip(
             moved["kind"], moved["from_address_hex"], moved["to_address_hex"], moved["value"], strict=True
         ):
-            delta[(shard, src)] -= int(value)
-            if kind != "cross_shard":
+            if kind != "cross_shard_in":  # the payer is on this shard
+                delta[(shard, src)] -= int(value)
+            if kind != "cross_shard_out":  # the receiver is on this shard
                 delta[(shard, dst)] += int(value)
         receipts = hmyframe.receipts(b1 + 1, b2, shard, rpc=net, cache=cache)
         for src, fee in zip(receipts["from_address_hex"], receipts["fee"], strict=True):
             delta[(shard, src)] -= int(fee)
-        # cross-shard receipts: the devnet credits a send of block n at block n + CX_PENDING_BLOCKS
-        other = 1 - shard
-        lo, hi = b1 + 1 - CX_PENDING_BLOCKS, b2 - CX_PENDING_BLOCKS
-        if hi >= max(lo, 1):
-            sent = hmyframe.transactions(max(lo, 1), hi, other, rpc=net, cache=cache)
-            for to_shard, dst, value in zip(
-                sent["to_shard_id"], sent["to_address_hex"], sent["value"], strict=True
-            ):
-                if to_shard == shard:
-                    delta[(shard, dst)] += int(value)
     staking = hmyframe.staking_transactions(b1 + 1, b2, rpc=net, cache=cache)
     for directive, src, amount in zip(
         staking["directive"], staking["from_address_hex"], staking["amount"], strict=True
@@ -159,17 +149,18 @@ def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[i
     assert rewards["reason"].isna().all()
     for who, amount in zip(rewards["delegator_address_hex"], rewards["amount"], strict=True):
         delta[(0, who)] += int(amount)
-    # undelegations paid at the last block L of an epoch: those made LOCK_EPOCHS - 1 epochs before
+    # undelegations paid at the last block L of epoch E (the node's payoutUndelegations): those
+    # made in an epoch U with E - U >= LOCK_EPOCHS, read from the pending list before block L
     everyone = hmyframe.staking_transactions(0, b2, rpc=net, cache=cache)
     undelegators = sorted(set(everyone.loc[everyone["directive"] == "Undelegate", "from_address_hex"]))
     for last in range(19, b2 + 1, 20):
         if last <= b1 or not undelegators:
             continue
-        pending = hmyframe.delegator_undelegations(undelegators, block=last, rpc=net)
+        pending = hmyframe.delegator_undelegations(undelegators, block=last - 1, rpc=net)
         for who, amount, epoch in zip(
             pending["delegator_address_hex"], pending["amount"], pending["epoch"], strict=True
         ):
-            if epoch + LOCK_EPOCHS - 1 == last // 20:
+            if last // 20 - epoch >= LOCK_EPOCHS:
                 delta[(0, who)] += int(amount)
     return delta
 
@@ -228,3 +219,34 @@ def test_token_balances_and_holders_agree(net: Devnet, truth: Chain, tmp_path: P
     replayed = hmyframe.holders(token.address, 0, 300, rpc=net, cache=tmp_path)
     assert replayed.attrs["standard"] is True
     assert replayed.attrs["checked"] > 0
+
+
+def test_native_transfers_explain_cross_shard_inflows(net: Devnet, truth: Chain, cache: Path) -> None:
+    """Each shard's cross_shard_in rows are exactly the receipts its blocks credited (the
+    devnet's cx_in movements), at the crediting block, with the source shard and hash."""
+    for shard in (0, 1):
+        df = hmyframe.native_transfers(50, 250, shard, rpc=net, cache=cache)
+        got = df[df["kind"] == "cross_shard_in"]
+        want = [
+            (n, m.tx_hash, m.address, m.amount)
+            for n in range(50, 251)
+            for m in truth.balance_movements(shard, n)
+            if m.kind == "cx_in"
+        ]
+        assert len(want) > 5
+        assert sorted(
+            zip(
+                got["block_number"],
+                got["transaction_hash"],
+                got["to_address_hex"],
+                _ints(got["value"]),
+                strict=True,
+            )
+        ) == sorted(want)
+        assert set(got["from_shard_id"]) == {1 - shard}
+        assert set(got["to_shard_id"]) == set(got["shard_id"]) == {shard}
+        out = df[df["kind"] == "cross_shard_out"]
+        assert set(out["from_shard_id"]) == {shard}
+        assert set(out["to_shard_id"]) == {1 - shard}
+    v1 = hmyframe.native_transfers(50, 250, 1, rpc=net, cache=cache, options=hmyframe.FetchOptions(version=1))
+    pd.testing.assert_frame_equal(v1, df)
