@@ -36,7 +36,7 @@ from hmyframe.engine._public import (
     _session,
 )
 from hmyframe.engine._session import FetchOptions, Session, block_arg
-from hmyframe.errors import ConfigError, HistoryUnavailableError, RpcError, short_repr
+from hmyframe.errors import ConfigError, HistoryUnavailableError, ResponseShapeError, RpcError, short_repr
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +53,7 @@ __all__ = [
     "balances",
     "delegator_delegations",
     "delegator_undelegations",
+    "fetch_account_transactions",
     "fetch_balances",
     "holders",
     "native_transfers",
@@ -62,6 +63,8 @@ __all__ = [
 
 #: Calls handed to the client at once (it cuts them into JSON-RPC batches of its batch size).
 CALLS_PER_GROUP = 2_000
+#: Seconds before a range's first block in which cross-shard sends it may credit are looked for.
+CX_WINDOW = 600
 #: ``getTransactionsHistory`` page size asked for.
 HISTORY_PAGE = 1_000
 
@@ -84,6 +87,12 @@ PARAMETERS.update(
         "delegators": "Delegator addresses, one1 or 0x (one string or a sequence).",
         "delegation_block": "Block to read at (``None``: the beacon shard's head).",
         "history_addresses": "Accounts, one1 or 0x (one string or a sequence).",
+        "staking": "Also read the staking history (``getStakingTransactionsHistory``; shard 0 only).",
+        "order": (
+            '``"asc"`` (oldest first, the default) or ``"desc"``: which end of each history the '
+            "pages (and ``limit``) start from; rows are sorted by block either way."
+        ),
+        "limit": "At most this many plain (and this many staking) transactions per address (``None``: all).",
         "range_start": "First block of the range (a block number).",
         "range_end": "Last block of the range, inclusive (``None``: the shard's head).",
         "token_pairs": (
@@ -92,6 +101,10 @@ PARAMETERS.update(
         ),
         "holders_of": "Holders to read when ``pairs`` is one token (one1 or 0x).",
         "token": "The token contract (one1 or 0x).",
+        "cx_window": (
+            "Seconds before the range's first block in which to look for the other shards' "
+            "cross-shard sends it may credit (a receipt normally lands within seconds)."
+        ),
         "check": "How many holders (the largest) to check against ``balanceOf`` at the last block.",
     }
 )
@@ -385,23 +398,36 @@ async def delegator_undelegations(
 
 class _History(msgspec.Struct):
     transactions: list[msgspec.Raw] | None = None
+    staking_transactions: list[msgspec.Raw] | None = None
 
 
 _HISTORY = msgspec.json.Decoder(_History | None)
+_ORDERS = {"asc": "ASC", "desc": "DESC"}
 
 
-async def _history_of(session: Session, address: str, shard: int, progress: ProgressFn | None) -> list[bytes]:
+async def _history_of(
+    session: Session,
+    address: str,
+    shard: int,
+    staking: bool,
+    order: str,
+    limit: int | None,
+    progress: ProgressFn | None,
+) -> list[bytes]:
+    """The full transaction objects of ``address``'s history (plain or staking), page by page
+    from the ``order`` end, until a page comes back short or ``limit`` are in hand."""
     out: list[bytes] = []
-    method = f"{_ns(session)}_getTransactionsHistory"
+    kind = "Staking" if staking else ""
+    method = f"{_ns(session)}_get{kind}TransactionsHistory"
     index = 0
-    while True:
+    while limit is None or len(out) < limit:
         args = {
             "address": address,
             "pageIndex": index,
             "pageSize": HISTORY_PAGE,
             "fullTx": True,
             "txType": "ALL",
-            "order": "ASC",
+            "order": _ORDERS[order],
         }
         try:
             raw = await session.client.request_raw(method, [args], shard=shard)
@@ -415,20 +441,75 @@ async def _history_of(session: Session, address: str, shard: int, progress: Prog
                 ) from None
             raise
         page = _HISTORY.decode(raw)
-        listed = [] if page is None or page.transactions is None else page.transactions
+        # a node without the explorer answers the staking history with null (its plain history
+        # says why, and is always asked first)
+        listed = [] if page is None else (page.staking_transactions if staking else page.transactions) or []
         out.extend(bytes(r) for r in listed)
         if progress is not None:
             progress(1)
         if len(listed) < HISTORY_PAGE:
-            return out
+            break
         index += 1
+    return out if limit is None else out[:limit]
+
+
+async def fetch_account_transactions(
+    session: Session,
+    addresses: object,
+    shard: int = 0,
+    *,
+    staking: bool = True,
+    order: str = "asc",
+    limit: int | None = None,
+    progress: ProgressFn | None = None,
+) -> pa.Table:
+    """The ``account_transactions`` table (see :func:`account_transactions`)."""
+    wanted = _addresses(addresses, "account_transactions")
+    shard = block_arg(shard, "shard")
+    if order not in _ORDERS:
+        raise ConfigError(f'order must be "asc" or "desc", got {short_repr(order)}')
+    if limit is not None:
+        limit = block_arg(limit, "limit")
+    plain = await gather_or_raise(
+        _history_of(session, a, shard, False, order, limit, progress) for a in wanted
+    )
+    with_staking = staking and shard == 0  # staking transactions live on the beacon shard
+    staked = (
+        await gather_or_raise(_history_of(session, a, shard, True, order, limit, progress) for a in wanted)
+        if with_staking
+        else [[] for _ in wanted]
+    )
+    ctx = ds.ConvertContext(shard_id=shard)
+    rows = [(a, p) for a, payloads in zip(wanted, plain, strict=True) for p in payloads]
+    srows = [(a, p) for a, payloads in zip(wanted, staked, strict=True) for p in payloads]
+    # the builders keep their input order (each address's pages, in the order asked)
+    txs = ds.get("transactions").build(ds.decode_blocks([p for _, p in rows]), ctx)
+    stxs = ds.get("staking_transactions").build(ds.decode_blocks([p for _, p in srows]), ctx)
+    if txs.num_rows != len(rows) or stxs.num_rows != len(srows):
+        raise ResponseShapeError(
+            "account_transactions",
+            "transactions",
+            f"{txs.num_rows + stxs.num_rows} transactions decoded of {len(rows) + len(srows)} entries",
+            "a full transaction object per history entry (fullTx)",
+        )
+    return ds.get("account_transactions").build((txs, [a for a, _ in rows], stxs, [a for a, _ in srows]), ctx)
 
 
 @_public(
     "lookup",
     "account_transactions",
-    "Each address's plain transactions from the node's history index, with their direction.",
-    [("addresses", "history_addresses"), ("shard", "lookup_shard"), "rpc", "options", "progress", "output"],
+    "Each address's plain and staking transactions from the node's history index, with their direction.",
+    [
+        ("addresses", "history_addresses"),
+        ("shard", "lookup_shard"),
+        "staking",
+        "order",
+        "limit",
+        "rpc",
+        "options",
+        "progress",
+        "output",
+    ],
     _frame_returns("account_transactions"),
     ds.get("account_transactions").notes,
 )
@@ -436,25 +517,20 @@ async def account_transactions(
     addresses: Any,
     shard: int = 0,
     *,
+    staking: bool = True,
+    order: str = "asc",
+    limit: int | None = None,
     rpc: object = None,
     options: FetchOptions | None = None,
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    wanted = _addresses(addresses, "account_transactions")
-    shard = block_arg(shard, "shard")
     async with _session(rpc, None, False, options) as session:
         with Progress.make(progress, "history pages", unit="answers") as bar:
-            found = await gather_or_raise(_history_of(session, a, shard, bar.update) for a in wanted)
-    rows = [(a, p) for a, payloads in zip(wanted, found, strict=True) for p in payloads]
-    txs = ds.get("transactions").build(
-        ds.decode_blocks([p for _, p in rows]), ds.ConvertContext(shard_id=shard)
-    )
-    # the transactions builder keeps its input order (a history page is one address's, ascending)
-    table = ds.get("account_transactions").build(
-        (txs, [a for a, _ in rows]), ds.ConvertContext(shard_id=shard)
-    )
+            table = await fetch_account_transactions(
+                session, addresses, shard, staking=staking, order=order, limit=limit, progress=bar.update
+            )
     return to_output(table, output)
 
 
@@ -469,14 +545,57 @@ async def _range_table(session: Session, name: str, start: int, end: int | None,
     )
 
 
+async def _incoming_cx(session: Session, shard: int, lo: int, hi: int, window: int) -> pa.Table | None:
+    """The cross-shard receipts blocks ``lo .. hi`` of ``shard`` credited (``cx_receipts`` rows
+    whose ``block_number`` is the crediting block), or ``None`` on a one-shard chain.
+
+    Candidates are the other shards' cross-shard sends to ``shard`` from ``window`` seconds
+    before block ``lo`` to block ``hi``'s time (shards number their blocks independently: the
+    windows are found by timestamp); each is asked of ``shard`` with ``getCXReceiptByHash``,
+    which answers with the block that credited it (``null`` while it is pending)."""
+    from hmyframe.engine._blocks import _Finder
+
+    others = [s for s in await session.shard_ids() if s != shard]
+    if not others:
+        return None
+    chain_id = await session.chain_id()
+    t_lo, t_hi = await _Finder(session, shard, chain_id).timestamps([lo, hi])
+    hashes: list[str] = []
+    for other in others:
+        finder = _Finder(session, other, chain_id)
+        first = await finder.first_at(max(0, t_lo - window))
+        last = min(await finder.first_at(t_hi + 1) - 1, await session.head(other))
+        if last < first:
+            continue
+        sent = await _range_table(session, "transactions", first, last, other)
+        hashes.extend(
+            h
+            for h, cross, to in zip(
+                sent["transaction_hash"].to_pylist(),
+                sent["is_cross_shard"].to_pylist(),
+                sent["to_shard_id"].to_pylist(),
+                strict=True,
+            )
+            if cross and to == shard
+        )
+    method = f"{_ns(session)}_getCXReceiptByHash"
+    payloads = await _batched(session, [(method, [h]) for h in hashes], shard, None)
+    table = ds.get("cx_receipts").convert(
+        [p for p in payloads if p.strip() != b"null"], ds.ConvertContext(shard_id=shard)
+    )
+    credited = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(credited, lo), pc.less_equal(credited, hi)))
+
+
 @_public(
     "lookup",
     "native_transfers",
-    "Every movement of ONE in a block range, top-level and internal, with the transaction's Harmony hash.",
+    "Every movement of ONE in a block range of a shard: top-level, internal, cross-shard sends and receipts.",
     [
         ("start", "range_start"),
         ("end", "range_end"),
         ("shard", "lookup_shard"),
+        "cx_window",
         "rpc",
         "trace_rpc",
         "cache",
@@ -491,6 +610,7 @@ async def native_transfers(
     end: int | None = None,
     shard: int = 0,
     *,
+    cx_window: int = CX_WINDOW,
     rpc: object = None,
     trace_rpc: TraceRpc = None,
     cache: CacheArg = True,
@@ -499,10 +619,15 @@ async def native_transfers(
 ) -> Frame:
     check_output(output)
     shard = block_arg(shard, "shard")
+    window = block_arg(cx_window, "cx_window")
     async with _session(rpc, trace_rpc, cache, options) as session:
         txs = await _range_table(session, "transactions", start, end, shard)
         traces = await _range_table(session, "traces", start, end, shard)
-    table = ds.get("native_transfers").build((txs, traces), ds.ConvertContext(shard_id=shard))
+        lo = block_arg(start, "start")
+        hi = end if end is not None else await session.head(shard)
+        incoming = await _incoming_cx(session, shard, lo, block_arg(hi, "end"), window)
+    parts = (txs, traces) if incoming is None else (txs, traces, incoming)
+    table = ds.get("native_transfers").build(parts, ds.ConvertContext(shard_id=shard))
     return to_output(table, output)
 
 

@@ -111,7 +111,8 @@ def test_history_and_a_node_without_it(net: Devnet, truth: Chain, make_devnet: o
     df = hmyframe.account_transactions([address], rpc=net)
     entries = truth.history(0, address)
     assert list(df["transaction_hash"]) == [e.tx_hash for e in entries]
-    want = ["self" if False else ("received" if e.received else "sent") for e in entries]
+    assert set(df["kind"]) == {"plain"}
+    want = ["received" if e.received else "sent" for e in entries]
     assert [d if d != "self" else "received" for d in df["direction"]] == want
     bare = make_devnet(blocks=20, explorer=False)  # type: ignore[operator]
     with pytest.raises(HistoryUnavailableError) as error:
@@ -120,6 +121,46 @@ def test_history_and_a_node_without_it(net: Devnet, truth: Chain, make_devnet: o
     assert "\n" not in str(error.value)
     empty = hmyframe.account_transactions(["0x" + "34" * 20], rpc=net)
     assert empty.empty
+
+
+def test_history_has_the_staking_transactions(net: Devnet, truth: Chain) -> None:
+    """Plain and staking rows in one frame: a validator's received Delegate/Undelegate and its
+    own staking transactions (kind "staking", the directive and amount of each), a plain
+    account's transfers; several addresses at once; both ends with a limit; v1 = v2."""
+    stxs = {s.hash: s for n in range(HEAD + 1) for s in truth.block(0, n).staking_transactions}
+    validator = max(truth.validator_addresses(), key=lambda v: len(truth.history(0, v, staking=True)))
+    plain = max(truth.accounts(0, HEAD)[:200], key=lambda a: len(truth.history(0, a)))
+    df = hmyframe.account_transactions([plain, validator], rpc=net)
+    mine = df[df["address_hex"] == validator]
+    staked = mine[mine["kind"] == "staking"]
+    entries = truth.history(0, validator, staking=True)
+    assert len(entries) >= 3
+    assert list(staked["transaction_hash"]) == [e.tx_hash for e in entries]
+    for row in staked.itertuples():
+        stx = stxs[row.transaction_hash]
+        assert row.directive == stx.directive
+        assert row.direction == ("sent" if stx.sender == validator else "received")
+        amount = stx.msg.get("amount")
+        assert (None if pd.isna(row.amount) else int(row.amount)) == amount
+        assert pd.isna(row.to_address) and pd.isna(row.value)
+    assert list(mine.loc[mine["kind"] == "plain", "transaction_hash"]) == [
+        e.tx_hash for e in truth.history(0, validator)
+    ]
+    assert list(df.loc[df["address_hex"] == plain, "transaction_hash"]) == [
+        e.tx_hash for e in truth.history(0, plain)
+    ]
+    newest = hmyframe.account_transactions([validator], rpc=net, order="desc", limit=2, staking=True)
+    assert list(newest.loc[newest["kind"] == "staking", "transaction_hash"]) == [
+        e.tx_hash for e in entries[-2:]
+    ]
+    oldest = hmyframe.account_transactions([validator], rpc=net, limit=1)
+    assert list(oldest.loc[oldest["kind"] == "staking", "transaction_hash"]) == [entries[0].tx_hash]
+    v1 = hmyframe.account_transactions([plain, validator], rpc=net, options=hmyframe.FetchOptions(version=1))
+    pd.testing.assert_frame_equal(v1, df)
+    on_shard_1 = hmyframe.account_transactions([validator], 1, rpc=net)
+    assert set(on_shard_1["kind"]) <= {"plain"}
+    with pytest.raises(ConfigError, match=r'^order must be "asc" or "desc", got \'up\'$'):
+        hmyframe.account_transactions([validator], rpc=net, order="up")
 
 
 def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[int, str], int]:
