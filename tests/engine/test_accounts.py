@@ -142,7 +142,8 @@ def test_history_has_the_staking_transactions(net: Devnet, truth: Chain) -> None
         assert row.direction == ("sent" if stx.sender == validator else "received")
         amount = stx.msg.get("amount")
         assert (None if pd.isna(row.amount) else int(row.amount)) == amount
-        assert pd.isna(row.to_address) and pd.isna(row.value)
+        assert pd.isna(row.to_address)
+        assert pd.isna(row.value)
     assert list(mine.loc[mine["kind"] == "plain", "transaction_hash"]) == [
         e.tx_hash for e in truth.history(0, validator)
     ]
