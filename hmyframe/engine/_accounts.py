@@ -55,6 +55,7 @@ __all__ = [
     "delegator_undelegations",
     "fetch_account_transactions",
     "fetch_balances",
+    "fetch_delegator_table",
     "holders",
     "native_transfers",
     "rewards_collected",
@@ -148,8 +149,29 @@ def _block_list(blocks: object) -> list[int] | None:
     return sorted({block_arg(v, "block") for v in values})
 
 
-async def _resolve_blocks(session: Session, blocks: object, shard: int) -> list[int]:
-    """Block numbers, each checked against the head (ConfigError naming the first past it)."""
+async def _all_cached(session: Session, name: str, shard: int, blocks: list[int]) -> bool:
+    """Whether ``name`` has a cache file at each of ``blocks`` (each was then at most the head)."""
+    cache = session.cache
+    if cache is None:
+        return False
+    chain_id = await session.chain_id()
+    for block in blocks:
+        try:
+            cache.files.stat(cache.snapshot_path(chain_id, name, shard, block))
+        except OSError:
+            return False
+    return True
+
+
+async def _resolve_blocks(
+    session: Session, blocks: object, shard: int, cached: str | None = None
+) -> list[int]:
+    """Block numbers, each checked against the head (ConfigError naming the first past it);
+    blocks ``cached`` (a dataset name) has files for need no look at the head."""
+    if cached is not None and not isinstance(blocks, str) and blocks is not None:
+        listed = _block_list(blocks)
+        if listed is not None and await _all_cached(session, cached, shard, listed):
+            return listed
     head = await session.head(shard, refresh=True)
     if isinstance(blocks, str):
         if blocks != "epochs":
@@ -260,7 +282,7 @@ async def fetch_balances(
     """The ``balances`` table of ``addresses`` at ``blocks`` of ``shard`` (see :func:`balances`)."""
     shard = block_arg(shard, "shard")
     wanted = None if isinstance(addresses, str) and addresses == "seen" else _addresses(addresses, "balances")
-    at = await _resolve_blocks(session, blocks, shard)  # before anything is sent for the rows
+    at = await _resolve_blocks(session, blocks, shard, "balances")  # before anything is sent for the rows
     if wanted is None:
         wanted = await _seen_addresses(session, at, shard)
     dataset = ds.get("balances")
@@ -325,32 +347,64 @@ async def balances(
 
 
 async def _delegation_answers(
-    session: Session, delegators: object, block: int | None, progress: ProgressFn | None
-) -> tuple[int, list[bytes]]:
-    wanted = _addresses(delegators, "delegator_delegations")
-    at = (await _resolve_blocks(session, block, 0))[0]
+    session: Session, wanted: list[str], at: int, progress: ProgressFn | None
+) -> list[bytes]:
     method = f"{_ns(session)}_getDelegationsByDelegatorByBlockNumber"
-    payloads = await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
-    return at, payloads
+    return await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
 
 
-async def _delegation_table(
-    name: str, delegators: object, block: int | None, session: Session, bar: Any
-) -> pa.Table:
-    at, payloads = await _delegation_answers(session, delegators, block, bar.update)
+async def _epoch_of(session: Session, block: int) -> int | None:
     # the block's epoch (hmy_ takes a bool for the options in every node era)
-    header = await session.client.request("hmy_getBlockByNumber", [hex(at), False], shard=0)
+    header = await session.client.request("hmy_getBlockByNumber", [hex(block), False], shard=0)
     raw_epoch = header.get("epoch") if isinstance(header, dict) else None
-    epoch = int(raw_epoch, 16) if isinstance(raw_epoch, str) else raw_epoch
-    ctx = ds.ConvertContext(shard_id=0, snapshot_block=at, snapshot_epoch=epoch)
-    return ds.get(name).convert(payloads, ctx)
+    return int(raw_epoch, 16) if isinstance(raw_epoch, str) else raw_epoch
+
+
+async def fetch_delegator_table(
+    session: Session, name: str, delegators: object, block: int | None, progress: ProgressFn | None = None
+) -> pa.Table:
+    """``delegator_delegations`` (cached per block) or ``undelegations`` (not cached) of
+    ``delegators`` at ``block`` (``None``: the beacon shard's head)."""
+    wanted = _addresses(delegators, name)
+    at = (await _resolve_blocks(session, block, 0, name if name == "delegator_delegations" else None))[0]
+    dataset = ds.get(name)
+
+    async def fetch(missing: list[str]) -> pa.Table:
+        payloads = await _delegation_answers(session, missing, at, progress)
+        ctx = ds.ConvertContext(shard_id=0, snapshot_block=at, snapshot_epoch=await _epoch_of(session, at))
+        table = dataset.convert(payloads, ctx)
+        if name != "delegator_delegations":
+            return table
+        # a delegator without delegations is one row with a null validator in the cache file,
+        # so that asking again sends nothing (dropped from what the caller gets)
+        found = set(table["delegator_address_hex"].to_pylist())
+        none = [a for a in missing if a not in found]
+        if not none:
+            return table
+        from hmyframe.addresses import to_one
+
+        marks = {f.name: pa.nulls(len(none), f.type) for f in dataset.schema}
+        marks["snapshot_block"] = pa.array([at] * len(none), type=pa.int64())
+        marks["snapshot_epoch"] = pa.array([ctx.snapshot_epoch] * len(none), type=pa.int64())
+        marks["delegator_address"] = pa.array([to_one(a) for a in none], type=pa.string())
+        marks["delegator_address_hex"] = pa.array(none, type=pa.string())
+        return pa.concat_tables([table, pa.table(marks, schema=dataset.schema)])
+
+    if name != "delegator_delegations":
+        return await fetch(wanted)
+
+    def keys(table: pa.Table) -> list[str]:
+        return [str(a) for a in table["delegator_address_hex"].to_pylist()]
+
+    table = await _cached_per_block(session, dataset, 0, at, wanted, keys, fetch)
+    return table.filter(pc.is_valid(table["validator_address_hex"]))
 
 
 @_public(
     "lookup",
     "delegator_delegations",
-    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations.",
-    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
+    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations (cached per block).",
+    ["delegators", ("block", "delegation_block"), "rpc", "cache", "options", "progress", "output"],
     _frame_returns("delegator_delegations"),
     ds.get("delegator_delegations").notes,
 )
@@ -359,14 +413,17 @@ async def delegator_delegations(
     block: int | None = None,
     *,
     rpc: object = None,
+    cache: CacheArg = True,
     options: FetchOptions | None = None,
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
+    async with _session(rpc, None, cache, options) as session:
         with Progress.make(progress, "delegations", unit="answers") as bar:
-            table = await _delegation_table("delegator_delegations", delegators, block, session, bar)
+            table = await fetch_delegator_table(
+                session, "delegator_delegations", delegators, block, bar.update
+            )
     return to_output(table, output)
 
 
@@ -389,7 +446,7 @@ async def delegator_undelegations(
     check_output(output)
     async with _session(rpc, None, False, options) as session:
         with Progress.make(progress, "undelegations", unit="answers") as bar:
-            table = await _delegation_table("undelegations", delegators, block, session, bar)
+            table = await fetch_delegator_table(session, "undelegations", delegators, block, bar.update)
     return to_output(table, output)
 
 
@@ -698,7 +755,7 @@ async def fetch_token_balances(
     from hmyframe.datasets.token_balances import call_data
 
     shard = block_arg(shard, "shard")
-    (at,) = await _resolve_blocks(session, block, shard)
+    (at,) = await _resolve_blocks(session, block, shard, "token_balances")
     dataset = ds.get("token_balances")
     method = f"{_ns(session)}_call"
 

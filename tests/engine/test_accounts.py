@@ -67,7 +67,7 @@ def test_cached_balances_are_read_again_without_a_request(net: Devnet, truth: Ch
     ]
     net.stats.reset()
     again = hmyframe.balances(addresses[::-1], blocks=[0, 40, 80, 120], shard=1, rpc=net, cache=tmp_path)
-    assert net.stats.calls_of("hmyv2_getBalanceByBlockNumber") == 0
+    assert net.stats.http_requests == 0  # not even the head: a cached block was at most the head
     pd.testing.assert_frame_equal(first, again)
     # one more address at a cached block: only it is asked for, the file grows by union
     extra = truth.accounts(1, 120)[300]
@@ -292,3 +292,42 @@ def test_native_transfers_explain_cross_shard_inflows(net: Devnet, truth: Chain,
         assert set(out["to_shard_id"]) == {1 - shard}
     v1 = hmyframe.native_transfers(50, 250, 1, rpc=net, cache=cache, options=hmyframe.FetchOptions(version=1))
     pd.testing.assert_frame_equal(v1, df)
+
+
+def test_delegations_at_a_block_are_cached(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    """The delegations at a block never change: a second read sends nothing, also for a delegator
+    without delegations; a new delegator at a cached block is the only one asked."""
+    delegators = _delegators(truth, 250)
+    assert len(delegators) > 6
+    nobody = "0x" + "56" * 20
+    first = hmyframe.delegator_delegations([*delegators[:5], nobody], block=250, rpc=net, cache=tmp_path)
+    want = sorted(
+        (d, v, dl.amount, dl.reward)
+        for d in delegators[:5]
+        for v, dl in truth.delegations_by_delegator(d, 250)
+    )
+    got = sorted(
+        zip(first["delegator_address_hex"], first["validator_address_hex"], _ints(first["amount"]),
+            _ints(first["reward"]), strict=True)
+    )  # fmt: skip
+    assert got == want
+    assert nobody not in set(first["delegator_address_hex"])
+    net.stats.reset()
+    again = hmyframe.delegator_delegations([nobody, *delegators[:5]], block=250, rpc=net, cache=tmp_path)
+    assert net.stats.http_requests == 0
+    pd.testing.assert_frame_equal(first, again)
+    hmyframe.delegator_delegations([delegators[0], delegators[5]], block=250, rpc=net, cache=tmp_path)
+    assert net.stats.calls_of("hmyv2_getDelegationsByDelegatorByBlockNumber") == 1
+    with pytest.raises(ConfigError, match=r"^block 400 is beyond the head 399 of shard 0$"):
+        hmyframe.delegator_delegations([nobody], block=400, rpc=net, cache=tmp_path)
+
+
+def _delegators(truth: Chain, block: int) -> list[str]:
+    """Validators (self delegations) and every Delegate sender up to ``block``."""
+    senders = {
+        s.sender
+        for n in range(1, block + 1)
+        for s in truth.block(0, n).staking_transactions
+        if s.directive == "Delegate"
+    }
+    return sorted(senders | set(truth.validator_addresses()[:3]))
