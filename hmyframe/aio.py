@@ -55,6 +55,7 @@ native_transfers = _accounts.native_transfers
 rewards_collected = _accounts.rewards_collected
 token_balances = _accounts.token_balances
 holders = _accounts.holders
+delegator_rewards = _accounts.delegator_rewards
 # new blocks as they appear (an async iterator of frames)
 from hmyframe.engine._follow import follow as follow  # noqa: E402
 

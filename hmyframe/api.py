@@ -38,6 +38,7 @@ native_transfers = _twin(_aio.native_transfers)
 rewards_collected = _twin(_aio.rewards_collected)
 token_balances = _twin(_aio.token_balances)
 holders = _twin(_aio.holders)
+delegator_rewards = _twin(_aio.delegator_rewards)
 staking_history = _twin(_aio.staking_history)
 follow = _iterating_twin(_aio.follow, "follow")  # a generator of frames: new blocks as they appear
 

@@ -807,12 +807,17 @@ class StakingEngine:
             assert vs is not None
             vs.banned = True
             return
+        # a staking transaction of block b runs before b's Finalize pays b's rewards (the node's
+        # AccumulateRewardsAndCountSigs): rewards are settled through block b - 1, so a
+        # CollectRewards pays what the state after b - 1 shows, and a delegation changed in b
+        # earns b's reward with its new amount
+        before = block - 1
         if ev.directive == "CollectRewards":
             paid = 0
             for w in state.by_delegator.get(ev.delegator, ()):
                 ws = state.validators[w]
                 assert ws is not None
-                self._settle(ws, info, w, block)
+                self._settle(ws, info, w, before)
                 for d in ws.dels:
                     if d.delegator == ev.delegator:
                         paid += d.reward
@@ -821,7 +826,7 @@ class StakingEngine:
             return
         vs = state.validators[v]
         assert vs is not None
-        self._settle(vs, info, v, block)
+        self._settle(vs, info, v, before)
         if ev.directive == "Delegate":
             for d in vs.dels:
                 if d.delegator == ev.delegator:

@@ -52,10 +52,13 @@ __all__ = [
     "account_transactions",
     "balances",
     "delegator_delegations",
+    "delegator_rewards",
     "delegator_undelegations",
     "fetch_account_transactions",
     "fetch_balances",
+    "fetch_delegator_rewards",
     "fetch_delegator_table",
+    "fetch_rewards_collected",
     "holders",
     "native_transfers",
     "rewards_collected",
@@ -87,6 +90,10 @@ PARAMETERS.update(
         ),
         "delegators": "Delegator addresses, one1 or 0x (one string or a sequence).",
         "delegation_block": "Block to read at (``None``: the beacon shard's head).",
+        "epochs": (
+            "Which epochs: a number (the last N before the current one), or a list or range of "
+            "epoch numbers (the current one gives its figures so far)."
+        ),
         "history_addresses": "Accounts, one1 or 0x (one string or a sequence).",
         "staking": "Also read the staking history (``getStakingTransactionsHistory``; shard 0 only).",
         "order": (
@@ -688,6 +695,31 @@ async def native_transfers(
     return to_output(table, output)
 
 
+async def fetch_rewards_collected(
+    session: Session,
+    start: int,
+    end: int | None,
+    delegators: list[str] | None = None,
+    progress: ProgressFn | None = None,
+) -> pa.Table:
+    """The ``rewards_collected`` rows of blocks ``start .. end`` (``delegators``: only theirs)."""
+    stx = await _range_table(session, "staking_transactions", start, end, 0)
+    mine = None if delegators is None else set(delegators)
+    hashes = [
+        h
+        for h, d, who in zip(
+            stx["transaction_hash"].to_pylist(),
+            stx["directive"].to_pylist(),
+            stx["from_address_hex"].to_pylist(),
+            strict=True,
+        )
+        if d == "CollectRewards" and (mine is None or who in mine)
+    ]
+    method = f"{_ns(session)}_getTransactionReceipt"
+    payloads = await _batched(session, [(method, [h]) for h in hashes], 0, progress)
+    return ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
+
+
 @_public(
     "lookup",
     "rewards_collected",
@@ -708,17 +740,85 @@ async def rewards_collected(
 ) -> Frame:
     check_output(output)
     async with _session(rpc, None, cache, options) as session:
-        stx = await _range_table(session, "staking_transactions", start, end, 0)
-        hashes = [
-            h
-            for h, d in zip(stx["transaction_hash"].to_pylist(), stx["directive"].to_pylist(), strict=True)
-            if d == "CollectRewards"
-        ]
-        method = f"{_ns(session)}_getTransactionReceipt"
         with Progress.make(progress, "staking receipts", unit="answers") as bar:
-            payloads = await _batched(session, [(method, [h]) for h in hashes], 0, bar.update)
-    table = ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
+            table = await fetch_rewards_collected(session, start, end, None, bar.update)
     return to_output(table, output)
+
+
+# --------------------------------------------------------------------------- a delegator's rewards
+
+
+def _epoch_list(epochs: object, current: int) -> list[int]:
+    if isinstance(epochs, int) and not isinstance(epochs, bool):
+        if epochs < 1:
+            raise ConfigError(f"epochs must be a number of epochs >= 1, a list or a range, got {epochs}")
+        return list(range(max(0, current - epochs), current))
+    if isinstance(epochs, range | Sequence) and not isinstance(epochs, str):
+        listed = sorted({block_arg(e, "epoch") for e in epochs})
+        if not listed:
+            raise ConfigError("epochs is empty: give at least one epoch")
+        if listed[-1] > current:
+            raise ConfigError(f"epoch {listed[-1]} is beyond the current epoch {current}")
+        return listed
+    raise ConfigError(f"epochs must be a number (the last N), a list or a range, got {short_repr(epochs)}")
+
+
+async def fetch_delegator_rewards(
+    session: Session, delegators: object, epochs: object = 10, progress: ProgressFn | None = None
+) -> pd.DataFrame:
+    """The frame of :func:`delegator_rewards`."""
+    from hmyframe.engine._history import current_epoch, epoch_last_blocks
+    from hmyframe.metrics import rewards_by_validator
+
+    wanted = _addresses(delegators, "delegator_rewards")
+    current = await current_epoch(session)
+    listed = _epoch_list(epochs, current)
+    found = await epoch_last_blocks(session, sorted({*listed, listed[0] - 1} - {-1}))
+    baseline = found[listed[0] - 1][0] if listed[0] > 0 else 0
+    ends = [found[e][0] for e in listed]
+
+    async def at(block: int) -> pa.Table:
+        return await fetch_delegator_table(session, "delegator_delegations", wanted, block, progress)
+
+    snapshots = await gather_or_raise(at(b) for b in sorted({baseline, *ends}))
+    paid = await fetch_rewards_collected(session, baseline + 1, ends[-1], wanted, progress)
+    collect_blocks = sorted(set(paid["block_number"].to_pylist()))
+    before = await gather_or_raise(at(c - 1) for c in collect_blocks)
+    empty = ds.get("delegator_delegations").schema.empty_table()
+    frame = rewards_by_validator(
+        to_output(pa.concat_tables(snapshots), "pandas"),
+        to_output(paid, "pandas"),
+        to_output(pa.concat_tables([empty, *before]), "pandas"),
+    )
+    frame.attrs.update({"epochs": listed, "baseline_block": baseline})
+    return frame
+
+
+@_public(
+    "lookup",
+    None,
+    "A delegator's rewards per validator and epoch: accrued and collected, exact (the history a delegator needs for taxes).",
+    ["delegators", "epochs", "rpc", "cache", "options", "progress"],
+    "pandas.DataFrame\n    One row per (delegator, epoch, validator): ``last_block``, ``stake``, ``unclaimed``, "
+    "``accrued`` (earned in the epoch), ``collected`` (paid out in the epoch by CollectRewards), each exact "
+    "atto with a ``*_one`` companion (see :func:`hmyframe.metrics.rewards_by_validator`).",
+    "Reads ``delegator_delegations`` at each epoch's last block (and the one before the first) and just "
+    "before each CollectRewards, and ``rewards_collected`` of the blocks between; all cached but the "
+    "receipts. A collection is attributed to its validators exactly: the node pays each delegation's "
+    "reward as the state before the block shows it.",
+)
+async def delegator_rewards(
+    delegators: Any,
+    epochs: int | Sequence[int] | range = 10,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+) -> Frame:
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "delegator rewards", unit="answers") as bar:
+            return await fetch_delegator_rewards(session, delegators, epochs, bar.update)
 
 
 # --------------------------------------------------------------------------- tokens

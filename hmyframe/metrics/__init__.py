@@ -17,6 +17,11 @@ Throughput
     :func:`buckets` (transactions and gas per time bucket and shard), :func:`gas_utilisation`,
     :func:`block_times`, :func:`cross_shard`, :func:`staking_directives`,
     :func:`contract_creations`, :func:`active_senders`.
+Accounts
+    :func:`wealth_concentration` (per block: holders, Gini, top-N shares, Nakamoto),
+    :func:`rich_list` (with known labels), :func:`balance_changes`,
+    :func:`rewards_by_validator` (a delegator's rewards accrued and collected per validator and
+    epoch), :func:`top_share`, :func:`holders_to_exceed`.
 Fees and tokens
     :func:`fees` (per time bucket and shard: exact total, median, p95, failed share),
     :func:`top_payers`, :func:`token_activity` (per token: transfers, exact volume, senders,
@@ -26,7 +31,15 @@ Fees and tokens
 from __future__ import annotations
 
 from hmyframe.metrics._values import ATTO_PER_ONE, amount_one, exact_ints, to_one
-from hmyframe.metrics.concentration import gini, lorenz, nakamoto, validator_voting_power
+from hmyframe.metrics.accounts import balance_changes, rewards_by_validator, rich_list, wealth_concentration
+from hmyframe.metrics.concentration import (
+    gini,
+    holders_to_exceed,
+    lorenz,
+    nakamoto,
+    top_share,
+    validator_voting_power,
+)
 from hmyframe.metrics.fees import fees, receipt_times, top_payers
 from hmyframe.metrics.staking import (
     SIGNING_THRESHOLD,
@@ -63,6 +76,7 @@ __all__ = [
     "amount_one",
     "annotate",
     "apr_distribution",
+    "balance_changes",
     "below_threshold",
     "block_times",
     "bucket_frequency",
@@ -75,10 +89,13 @@ __all__ = [
     "fees",
     "gas_utilisation",
     "gini",
+    "holders_to_exceed",
     "lifetime_uptime",
     "lorenz",
     "nakamoto",
     "receipt_times",
+    "rewards_by_validator",
+    "rich_list",
     "signing",
     "snapshot_diff",
     "stake",
@@ -87,5 +104,7 @@ __all__ = [
     "to_one",
     "token_activity",
     "top_payers",
+    "top_share",
     "validator_voting_power",
+    "wealth_concentration",
 ]

@@ -272,3 +272,23 @@ def test_undelegations_are_paid_when_the_nodes_lock_period_ends(quick_unlock: tu
     assert len(want) >= 3
     if quick_unlock is not None:  # paid in the undelegation's own epoch
         assert any(b // length < 9 and b // length >= 3 for _, b in got)
+
+
+def test_collect_rewards_pays_the_rewards_the_state_before_showed(chain: Chain) -> None:
+    """The node runs a block's staking transactions before its Finalize adds the block's rewards:
+    a CollectRewards of block c pays exactly the rewards the state after block c - 1 shows (its
+    delegations by delegator), and the state after c holds only block c's own reward."""
+    checked = 0
+    for n in range(1, 400):
+        for stx in chain.block(0, n).staking_transactions:
+            if stx.directive != "CollectRewards":
+                continue
+            before = chain.delegations_by_delegator(stx.sender, n - 1)
+            paid = sum(
+                m.amount for m in chain.balance_movements(0, n) if m.tx_hash == stx.hash and m.amount > 0
+            )
+            assert paid == sum(d.reward for _, d in before) > 0
+            after = {v: d.reward for v, d in chain.delegations_by_delegator(stx.sender, n)}
+            assert sum(after.values()) < paid
+            checked += 1
+    assert checked >= 5

@@ -331,3 +331,43 @@ def _delegators(truth: Chain, block: int) -> list[str]:
         if s.directive == "Delegate"
     }
     return sorted(senders | set(truth.validator_addresses()[:3]))
+
+
+def test_delegator_rewards_by_validator_and_epoch(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    """A delegator's rewards per validator and epoch against the chain: the unclaimed reward and
+    stake at each epoch's end, the CollectRewards payouts of each epoch (balance movements), and
+    accrued = unclaimed - unclaimed before + collected, exact."""
+    collectors: dict[str, int] = defaultdict(int)
+    for n in range(1, HEAD + 1):
+        for s in truth.block(0, n).staking_transactions:
+            if s.directive == "CollectRewards":
+                collectors[s.sender] += 1
+    who = max(collectors, key=lambda a: collectors[a])
+    df = hmyframe.delegator_rewards(who, epochs=range(1, 19), rpc=net, cache=tmp_path)
+    assert df.attrs["epochs"] == list(range(1, 19))
+    assert sorted(set(df["epoch"])) == list(range(1, 19))
+    paid_in: dict[int, int] = defaultdict(int)
+    for n in range(20, 19 * 20):
+        for m in truth.balance_movements(0, n):
+            if m.kind == "collect_rewards" and m.address == who:
+                paid_in[n // 20] += m.amount
+    assert sum(1 for v in paid_in.values() if v) >= 1
+    for epoch, group in df.groupby("epoch"):
+        last = int(epoch) * 20 + 19
+        assert set(group["last_block"]) == {last}
+        held = {v: d for v, d in truth.delegations_by_delegator(who, last)}
+        earlier = {v: d.reward for v, d in truth.delegations_by_delegator(who, last - 20)}
+        for row in group.itertuples():
+            d = held.get(row.validator_address_hex)
+            assert int(row.unclaimed) == (d.reward if d else 0)
+            assert int(row.stake) == (d.amount if d else 0)
+            assert int(row.accrued) == int(row.unclaimed) - earlier.get(row.validator_address_hex, 0) + int(
+                row.collected
+            )
+        assert sum(int(v) for v in group["collected"]) == paid_in.get(int(epoch), 0)
+    assert (df["accrued"].astype(object).map(int) >= 0).all()
+    # re-read: every delegation is cached, only the CollectRewards receipts are asked again
+    net.stats.reset()
+    again = hmyframe.delegator_rewards(who, epochs=range(1, 19), rpc=net, cache=tmp_path)
+    pd.testing.assert_frame_equal(df, again)
+    assert net.stats.calls_of("hmyv2_getDelegationsByDelegatorByBlockNumber") == 0
