@@ -29,8 +29,17 @@ def _balances(rows: list[tuple[str, int, int]]) -> pd.DataFrame:
 
 
 HISTORY = _balances(
-    [(A, 0, BIG), (A, 10, BIG + 5 * ONE), (A, 20, BIG - 2 * ONE), (B, 0, 3 * ONE), (B, 10, ONE), (B, 20, ONE)]
-    + [(C, 0, 0), (C, 10, 0), (C, 20, 7 * ONE)]
+    [
+        (A, 0, BIG),
+        (A, 10, BIG + 5 * ONE),
+        (A, 20, BIG - 2 * ONE),
+        (B, 0, 3 * ONE),
+        (B, 10, ONE),
+        (B, 20, ONE),
+        (C, 0, 0),
+        (C, 10, 0),
+        (C, 20, 7 * ONE),
+    ]
 )
 
 
