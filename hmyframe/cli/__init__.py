@@ -22,7 +22,9 @@ from hmyframe.errors import HmyframeError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Modules of ``hmyframe.cli`` that define a command, in ``--help`` order.
-COMMANDS: tuple[str, ...] = ("demo", "export", "report", "head", "shards", "cache", "sql", "schema", "devnet")
+COMMANDS: tuple[str, ...] = (
+    "demo", "export", "accounts", "report", "head", "shards", "cache", "sql", "schema", "devnet",
+)  # fmt: skip
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""``hmyframe report staking|throughput|validator``: fetch, then write one self-contained HTML report."""
+"""``hmyframe report staking|throughput|validator|account``: fetch, then write one self-contained HTML report."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
-from hmyframe.report import staking_report, throughput_report, validator_report
+from hmyframe.report import account_report, staking_report, throughput_report, validator_report
 
 __all__ = ["register", "run"]
 
@@ -91,6 +91,43 @@ def register(subparsers: Any) -> None:
     _common(validator)
     validator.set_defaults(handler=run)
 
+    account = reports.add_parser(
+        "account",
+        help="one address: balance, transactions, counterparties, tokens, delegations, rewards",
+        description="Its balance on every shard and what moved, its transactions (plain and staking) and "
+        "counterparties, the tokens it holds, its delegations and its rewards by validator over the last "
+        "epochs (accrued and collected).",
+    )
+    account.add_argument("address", help="the account, one1... or 0x...")
+    account.add_argument(
+        "--epochs", type=int, default=10, help="epochs of the rewards history, up to the current (default 10)"
+    )
+    account.add_argument(
+        "--points", type=int, default=40, help="blocks per shard the balance is read at (default 40)"
+    )
+    account.add_argument(
+        "--token", action="append", default=[], metavar="ADDRESS", help="also check this token (repeatable)"
+    )
+    account.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="ADDRESS=NAME",
+        help="a known address and its name, shown in the report (repeatable)",
+    )
+    _common(account)
+    account.set_defaults(handler=run)
+
+
+def _labels(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        address, sep, name = item.partition("=")
+        if not sep or not address.strip() or not name.strip():
+            raise argparse.ArgumentTypeError(f"--label takes ADDRESS=NAME, got {item!r}")
+        out[address.strip()] = name.strip()
+    return out
+
 
 def run(args: argparse.Namespace) -> int:
     """Write the report asked for and print its path."""
@@ -105,6 +142,16 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.report == "throughput":
         path = throughput_report(args.out, args.start, args.end, shard=args.shard, freq=args.freq, **common)
+    elif args.report == "account":
+        path = account_report(
+            args.out,
+            args.address,
+            epochs=args.epochs,
+            points=args.points,
+            tokens=args.token or None,
+            labels=_labels(args.label),
+            **common,
+        )
     else:
         path = validator_report(args.out, args.address, epochs=args.epochs, **common)
     print(f"wrote the {args.report} report to {path.resolve()}")

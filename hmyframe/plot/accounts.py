@@ -83,16 +83,27 @@ def balance_history(
             return empty(ax, heading, "No balance in this frame")
         known = _known(labels)
         changes = metrics.balance_changes(balances)
-        last = changes.sort_values("block_number").groupby("address_hex").tail(1)
-        chosen = last.sort_values("balance_one", ascending=False)["address_hex"].head(top).tolist()
-        for i, address in enumerate(chosen):
-            rows = changes[changes["address_hex"] == address]
+        # one line per address and shard (an address holds ONE on each shard separately)
+        shards = (
+            changes["shard_id"].astype("int64")
+            if "shard_id" in changes
+            else pd.Series(0, index=changes.index)
+        )
+        several = shards.nunique() > 1
+        changes = changes.assign(
+            line=[f"{a}|{s}" for a, s in zip(changes["address_hex"], shards, strict=True)]
+        )
+        last = changes.sort_values("block_number").groupby("line").tail(1)
+        chosen = last.sort_values("balance_one", ascending=False)["line"].head(top).tolist()
+        for i, line in enumerate(chosen):
+            rows = changes[changes["line"] == line]
             if relative:  # exact differences first, then ONE
                 exact = metrics.exact_ints(rows["balance"])
                 start = exact[0] or 0
                 drawn = metrics.to_one(pd.Series([(v or 0) - start for v in exact], dtype="atto")).to_numpy()
             else:
                 drawn = rows["balance_one"].to_numpy()
+            address, shard = line.split("|")
             ax.step(
                 rows["block_number"].to_numpy(),
                 drawn,
@@ -101,7 +112,8 @@ def balance_history(
                 linewidth=1.8,
                 marker="o" if len(rows) <= 30 else None,
                 markersize=3,
-                label=_name(str(rows["address"].iloc[0]), address, known),
+                label=_name(str(rows["address"].iloc[0]), address, known)
+                + (f" · shard {shard}" if several else ""),
             )
         one_axis(
             ax,
@@ -114,13 +126,14 @@ def balance_history(
         if relative:
             ax.axhline(0, color=MUTED, linewidth=1)
         blocks = changes["block_number"]
-        shown = len(chosen)
-        more = changes["address_hex"].nunique() - shown
+        addresses = len({line.split("|")[0] for line in chosen})
+        more = changes["line"].nunique() - len(chosen)
         title(
             ax,
             heading,
-            f"{shown} address{'es' if shown != 1 else ''}"
-            + (f" (the largest; {more} more not drawn)" if more > 0 else "")
+            f"{addresses} address{'es' if addresses != 1 else ''}"
+            + (f" on {shards.nunique()} shards" if several else "")
+            + (f" (the largest; {more} more lines not drawn)" if more > 0 else "")
             + f", blocks {int(blocks.min()):,}–{int(blocks.max()):,}",
         )
         legend_outside(ax)
