@@ -91,9 +91,10 @@ def wealth_concentration(
     """
     require_columns(balances, ["block_number", "balance"], "wealth_concentration")
     sizes = list(top)
-    for n in sizes:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ConfigError(f"wealth_concentration top= needs counts >= 1, got {short_repr(n)}")
+    for size in sizes:
+        given: object = size
+        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+            raise ConfigError(f"wealth_concentration top= needs counts >= 1, got {short_repr(given)}")
     keys = ["shard_id", "block_number"] if "shard_id" in balances.columns else ["block_number"]
     rows: list[dict[str, Any]] = []
     if not balances.empty:
@@ -143,8 +144,9 @@ def rich_list(
         ``balance`` (exact atto), ``balance_one``, ``share`` (of the frame's total at that block)
         and ``cumulative_share``; ``df.attrs["block"]`` is the block.
     """
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise ConfigError(f"rich_list top= must be a count >= 1 or None, got {short_repr(top)}")
+    count: object = top
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        raise ConfigError(f"rich_list top= must be a count >= 1 or None, got {short_repr(count)}")
     known = _labels(labels)
     rows, at = _at_block(balances, block, "rich_list")
     values = [v or 0 for v in exact_ints(rows["balance"])]
@@ -337,7 +339,7 @@ def rewards_by_validator(
     frame = pd.DataFrame(rows, columns=names)
     frame["epoch"] = pd.array(frame["epoch"].tolist(), dtype="Int64")
     frame["last_block"] = frame["last_block"].astype("int64")
-    for c in ("stake", "unclaimed", "accrued", "collected"):
-        frame[c] = exact_series(frame[c].tolist(), index=frame.index)
-        frame.insert(frame.columns.get_loc(c) + 1, f"{c}_one", to_one(frame[c]).to_numpy())
+    for name in ("stake", "unclaimed", "accrued", "collected"):
+        frame[name] = exact_series(frame[name].tolist(), index=frame.index)
+        frame.insert(frame.columns.get_loc(name) + 1, f"{name}_one", to_one(frame[name]).to_numpy())
     return frame

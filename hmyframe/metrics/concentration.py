@@ -111,7 +111,8 @@ def top_share(values: Any, n: int) -> float:
     >>> top_share([5, 3, 1, 1], 2)
     0.8
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    given: object = n
+    if isinstance(given, bool) or not isinstance(given, int) or given < 1:
         raise ConfigError(f"top_share needs n >= 1 (how many of the largest values), got {short_repr(n)}")
     xs = sorted(_numbers(values, "top_share"), reverse=True)
     total = sum(xs)
