@@ -23,7 +23,8 @@ from hmyframe import metrics
 from hmyframe import plot as hplot
 from hmyframe._sync import blocking_twin
 from hmyframe.cache import Cache
-from hmyframe.engine._session import FetchOptions, Session, block_arg
+from hmyframe.engine import FetchOptions, Session
+from hmyframe.engine._session import block_arg
 from hmyframe.errors import ConfigError, HistoryUnavailableError, redact_url
 from hmyframe.metrics._values import exact_ints, exact_series, ratio
 from hmyframe.plot._style import fmt_count, fmt_one, fmt_percent
