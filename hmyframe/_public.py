@@ -43,6 +43,7 @@ from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
 from hmyframe.datasets import sources
 from hmyframe.engine import (
+    CX_WINDOW,
     RANGE_DATASETS,
     FetchOptions,
     MissingPolicy,
@@ -56,6 +57,7 @@ from hmyframe.engine import (
     check_output,
     fetch_account_transactions,
     fetch_balances,
+    fetch_delegator_rewards,
     fetch_delegator_table,
     fetch_holders,
     fetch_native_transfers,
@@ -70,6 +72,7 @@ from hmyframe.engine import (
     fetch_transactions_by_hash,
     fetch_tx_counts,
     follow_shards,
+    history_args,
     parse_range,
     to_output,
     token_pairs,
@@ -262,7 +265,17 @@ PARAMETERS: dict[str, str] = {
     ),
     "delegators": "Delegator addresses, one1 or 0x (one string or a sequence).",
     "delegation_block": "Block to read at (``None``: the beacon shard's head).",
+    "epochs": (
+        "Which epochs: a number (the last N before the current one), or a list or range of "
+        "epoch numbers (the current one gives its figures so far)."
+    ),
     "history_addresses": "Accounts, one1 or 0x (one string or a sequence).",
+    "staking": "Also read the staking history (``getStakingTransactionsHistory``; shard 0 only).",
+    "order": (
+        '``"asc"`` (oldest first, the default) or ``"desc"``: which end of each history the '
+        "pages (and ``limit``) start from; rows are sorted by block either way."
+    ),
+    "limit": "At most this many plain (and this many staking) transactions per address (``None``: all).",
     "range_start": "First block of the range (a block number).",
     "range_end": "Last block of the range, inclusive (``None``: the shard's head).",
     "token_pairs": (
@@ -271,6 +284,10 @@ PARAMETERS: dict[str, str] = {
     ),
     "holders_of": "Holders to read when ``pairs`` is one token (one1 or 0x).",
     "token": "The token contract (one1 or 0x).",
+    "cx_window": (
+        "Seconds before the range's first block in which to look for the other shards' "
+        "cross-shard sends it may credit (a receipt normally lands within seconds)."
+    ),
     "check": "How many holders (the largest) to check against ``balanceOf`` at the last block.",
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
@@ -928,8 +945,8 @@ async def balances(
 @_public(
     "lookup",
     "delegator_delegations",
-    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations.",
-    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
+    "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations (cached per block).",
+    ["delegators", ("block", "delegation_block"), "rpc", "cache", "options", "progress", "output"],
     _frame_returns("delegator_delegations"),
     ds.get("delegator_delegations").notes,
 )
@@ -938,12 +955,13 @@ async def delegator_delegations(
     block: int | None = None,
     *,
     rpc: object = None,
+    cache: CacheArg = True,
     options: FetchOptions | None = None,
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
+    async with _session(rpc, None, cache, options) as session:
         with Progress.make(progress, "delegations", unit="answers") as bar:
             table = await fetch_delegator_table(
                 session, "delegator_delegations", delegators, block, progress=bar.update
@@ -979,8 +997,18 @@ async def delegator_undelegations(
 @_public(
     "lookup",
     "account_transactions",
-    "Each address's plain transactions from the node's history index, with their direction.",
-    [("addresses", "history_addresses"), ("shard", "lookup_shard"), "rpc", "options", "progress", "output"],
+    "Each address's plain and staking transactions from the node's history index, with their direction.",
+    [
+        ("addresses", "history_addresses"),
+        ("shard", "lookup_shard"),
+        "staking",
+        "order",
+        "limit",
+        "rpc",
+        "options",
+        "progress",
+        "output",
+    ],
     _frame_returns("account_transactions"),
     ds.get("account_transactions").notes,
 )
@@ -988,6 +1016,9 @@ async def account_transactions(
     addresses: Any,
     shard: int = 0,
     *,
+    staking: bool = True,
+    order: str = "asc",
+    limit: int | None = None,
     rpc: object = None,
     options: FetchOptions | None = None,
     progress: ProgressArg = False,
@@ -996,20 +1027,24 @@ async def account_transactions(
     check_output(output)
     wanted = addresses_arg(addresses, "account_transactions")
     shard = block_arg(shard, "shard")
+    order, limit = history_args(order, limit)
     async with _session(rpc, None, False, options) as session:
         with Progress.make(progress, "history pages", unit="answers") as bar:
-            table = await fetch_account_transactions(session, wanted, shard, progress=bar.update)
+            table = await fetch_account_transactions(
+                session, wanted, shard, staking=staking, order=order, limit=limit, progress=bar.update
+            )
     return to_output(table, output)
 
 
 @_public(
     "lookup",
     "native_transfers",
-    "Every movement of ONE in a block range, top-level and internal, with the transaction's Harmony hash.",
+    "Every movement of ONE in a block range of a shard: top-level, internal, cross-shard sends and receipts.",
     [
         ("start", "range_start"),
         ("end", "range_end"),
         ("shard", "lookup_shard"),
+        "cx_window",
         "rpc",
         "trace_rpc",
         "cache",
@@ -1024,6 +1059,7 @@ async def native_transfers(
     end: int | None = None,
     shard: int = 0,
     *,
+    cx_window: int = CX_WINDOW,
     rpc: object = None,
     trace_rpc: TraceRpc = None,
     cache: CacheArg = True,
@@ -1032,8 +1068,9 @@ async def native_transfers(
 ) -> Frame:
     check_output(output)
     shard = block_arg(shard, "shard")
+    block_arg(cx_window, "cx_window")
     async with _session(rpc, trace_rpc, cache, options) as session:
-        table = await fetch_native_transfers(session, start, end, shard)
+        table = await fetch_native_transfers(session, start, end, shard, cx_window=cx_window)
     return to_output(table, output)
 
 
@@ -1148,6 +1185,35 @@ async def holders(
             stacklevel=3,
         )
     return frame
+
+
+@_public(
+    "lookup",
+    None,
+    "A delegator's rewards per validator and epoch: accrued and collected, exact (the history a delegator needs for taxes).",
+    ["delegators", "epochs", "rpc", "cache", "options", "progress"],
+    "pandas.DataFrame\n    One row per (delegator, epoch, validator): ``last_block``, ``stake``, ``unclaimed``, "
+    "``accrued`` (earned in the epoch), ``collected`` (paid out in the epoch by CollectRewards), each exact "
+    "atto with a ``*_one`` companion (see :func:`hmyframe.metrics.rewards_by_validator`); ``df.attrs``: "
+    "``epochs`` (those read) and ``baseline_block`` (the last block of the epoch before the first).",
+    "Reads ``delegator_delegations`` at each epoch's last block (and the one before the first) and just "
+    "before each CollectRewards, and ``rewards_collected`` of the blocks between; all cached but the "
+    "receipts. A collection is attributed to its validators exactly: the node pays each delegation's "
+    "reward as the state before the block shows it.",
+)
+async def delegator_rewards(
+    delegators: Any,
+    epochs: int | Sequence[int] | range = 10,
+    *,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+) -> Frame:
+    addresses_arg(delegators, "delegator_rewards")  # a bad address is named before any request
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "delegator rewards", unit="answers") as bar:
+            return await fetch_delegator_rewards(session, delegators, epochs, progress=bar.update)
 
 
 # --------------------------------------------------------------------------- decoded contracts

@@ -62,6 +62,7 @@ native_transfers = _public.native_transfers
 rewards_collected = _public.rewards_collected
 token_balances = _public.token_balances
 holders = _public.holders
+delegator_rewards = _public.delegator_rewards
 # contract events and calls decoded by an ABI (read through the logs / transactions / traces cache)
 events = _public.events
 calls = _public.calls
@@ -79,6 +80,7 @@ REPORTS: dict[str, str] = {
     "staking_report": "hmyframe.report.staking",
     "throughput_report": "hmyframe.report.throughput",
     "validator_report": "hmyframe.report.validator",
+    "account_report": "hmyframe.report.account",
 }
 
 #: The public functions bound above, in documentation order: ``hmyframe.<name>`` is the blocking
@@ -105,6 +107,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from hmyframe.report.account import account_report as account_report
     from hmyframe.report.staking import staking_report as staking_report
     from hmyframe.report.throughput import throughput_report as throughput_report
     from hmyframe.report.validator import validator_report as validator_report

@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "export",
     "events",
+    "accounts",
     "report",
     "head",
     "shards",

@@ -1,4 +1,4 @@
-"""``hmyframe report staking|throughput|validator``: fetch, then write one self-contained HTML report."""
+"""``hmyframe report staking|throughput|validator|account``: fetch, then write one self-contained HTML report."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from hmyframe.cli._common import add_rpc_arguments, fetch_options, rpc_target
-from hmyframe.report import staking_report, throughput_report, validator_report
+from hmyframe.report import account_report, staking_report, throughput_report, validator_report
 
 __all__ = ["register", "run"]
 
@@ -35,16 +35,22 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``report`` sub-command and its three reports."""
+    """Add the ``report`` sub-command and its four reports."""
     parser = subparsers.add_parser(
         "report",
-        help="write a staking, throughput or validator report (one self-contained HTML file)",
+        help="write a staking, throughput, validator or account report (one self-contained HTML file)",
         description="Fetch through the normal cached fetchers, then write one HTML file with the charts "
         "embedded: no network is needed to view or print it.",
     )
     reports = parser.add_subparsers(dest="report", metavar="REPORT", required=True)
+    for add in (_staking, _throughput, _validator, _account):
+        sub = add(reports)
+        _common(sub)
+        sub.set_defaults(handler=run)
 
-    staking = reports.add_parser(
+
+def _staking(reports: Any) -> argparse.ArgumentParser:
+    staking: argparse.ArgumentParser = reports.add_parser(
         "staking",
         help="a validator snapshot: concentration, signing, delegation, changes, history",
         description="Staking report of the validator snapshot at --block (default: the head).",
@@ -60,10 +66,11 @@ def register(subparsers: Any) -> None:
         metavar="K",
         help="also report the network's figures over the last K epochs",
     )
-    _common(staking)
-    staking.set_defaults(handler=run)
+    return staking
 
-    throughput = reports.add_parser(
+
+def _throughput(reports: Any) -> argparse.ArgumentParser:
+    throughput: argparse.ArgumentParser = reports.add_parser(
         "throughput",
         help="a block range: transactions, gas, block times, cross-shard share, staking directives",
         description="Throughput report of blocks --start..--end of each shard.",
@@ -76,10 +83,11 @@ def register(subparsers: Any) -> None:
     throughput.add_argument(
         "--freq", default="auto", help="time bucket: min, 5min, h, D... or auto (default)"
     )
-    _common(throughput)
-    throughput.set_defaults(handler=run)
+    return throughput
 
-    validator = reports.add_parser(
+
+def _validator(reports: Any) -> argparse.ArgumentParser:
+    validator: argparse.ArgumentParser = reports.add_parser(
         "validator",
         help="one validator over the last epochs, for its operator or a delegator",
         description="Signing per epoch, stake and delegators over time, rewards, commission and status changes.",
@@ -88,8 +96,44 @@ def register(subparsers: Any) -> None:
     validator.add_argument(
         "--epochs", type=int, default=10, help="epochs reported, up to the current (default 10)"
     )
-    _common(validator)
-    validator.set_defaults(handler=run)
+    return validator
+
+
+def _account(reports: Any) -> argparse.ArgumentParser:
+    account: argparse.ArgumentParser = reports.add_parser(
+        "account",
+        help="one address: balance, transactions, counterparties, tokens, delegations, rewards",
+        description="Its balance on every shard and what moved, its transactions (plain and staking) and "
+        "counterparties, the tokens it holds, its delegations and its rewards by validator over the last "
+        "epochs (accrued and collected).",
+    )
+    account.add_argument("address", help="the account, one1... or 0x...")
+    account.add_argument(
+        "--epochs", type=int, default=10, help="epochs of the rewards history, up to the current (default 10)"
+    )
+    account.add_argument(
+        "--points", type=int, default=40, help="blocks per shard the balance is read at (default 40)"
+    )
+    account.add_argument(
+        "--token", action="append", default=[], metavar="ADDRESS", help="also check this token (repeatable)"
+    )
+    account.add_argument(
+        "--label",
+        type=_label,
+        action="append",
+        default=[],
+        metavar="ADDRESS=NAME",
+        help="a known address and its name, shown in the report (repeatable)",
+    )
+    return account
+
+
+def _label(item: str) -> tuple[str, str]:
+    """``--label ADDRESS=NAME`` (the address is checked by the report, before any request)."""
+    address, sep, name = item.partition("=")
+    if not sep or not address.strip() or not name.strip():
+        raise argparse.ArgumentTypeError(f"--label takes ADDRESS=NAME, got {item!r}")
+    return address.strip(), name.strip()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,6 +149,16 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.report == "throughput":
         path = throughput_report(args.out, args.start, args.end, shard=args.shard, freq=args.freq, **common)
+    elif args.report == "account":
+        path = account_report(
+            args.out,
+            args.address,
+            epochs=args.epochs,
+            points=args.points,
+            tokens=args.token or None,
+            labels=dict(args.label),
+            **common,
+        )
     else:
         path = validator_report(args.out, args.address, epochs=args.epochs, **common)
     print(f"wrote the {args.report} report to {path.resolve()}")

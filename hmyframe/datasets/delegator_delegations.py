@@ -34,7 +34,10 @@ DATASET = Dataset(
     summary="Each delegator's delegations at a block: validator, exact amount, reward and undelegations.",
     notes=(
         "One ``getDelegationsByDelegatorByBlockNumber`` per delegator, batched, on the beacon "
-        "shard. ``delegator_undelegations`` gives each pending undelegation (amount, epoch) of the "
-        "same answers. Not cached: a point lookup."
+        "shard. The delegations at a block never change, so rows are cached per (chain, block), "
+        "grown by union: asking again sends nothing (in the cache file a delegator without "
+        "delegations is one row with a null validator, dropped from what a fetch returns). "
+        "``delegator_undelegations`` gives each pending undelegation (amount, epoch) of the same "
+        "answers, asked again each time."
     ),
 )

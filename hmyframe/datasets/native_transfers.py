@@ -1,15 +1,21 @@
-"""``native_transfers``: every movement of ONE on a shard, top-level and internal.
+"""``native_transfers``: every movement of ONE on a shard, top-level, internal and cross-shard.
 
 What explorers call internal transactions: each frame of a transaction's call tree that moved
 value and took effect (neither it nor any frame above it failed: a reverted frame undoes its
 children), calls, creations (value sent to the new contract) and self-destructs (the balance
 sent to the refund address), with the transaction's Harmony hash. A plain transfer is its own
-root frame. A cross-shard send leaves the shard at the send (``kind`` ``"cross_shard"``, the
-receiver on ``to_shard_id``); its credit on the destination shard is not a row of this shard's
-data. Fees are not transfers (see ``receipts``: ``gas_used x gas_price``).
+root frame. Cross-shard transfers are two rows, one on each shard's data: the send leaves the
+source shard in the sending block (``kind`` ``"cross_shard_out"``, the receiver's shard in
+``to_shard_id``), and the receipt credits the receiver on the destination shard in the block
+that processed it (``"cross_shard_in"``, the sender's shard in ``from_shard_id``; the source
+transaction's hash). So a shard's rows explain every ONE that entered or left an address there
+but fees (``receipts``: ``gas_used x gas_price``) and staking (``staking_transactions``,
+``rewards_collected``, undelegations paid at an epoch's end).
 
-Built from the ``transactions`` and ``traces`` tables of a block range (both cached):
-``build((transactions, traces), ctx)``.
+Built from the ``transactions`` and ``traces`` tables of a block range of one shard (both
+cached) and the ``cx_receipts`` that shard's blocks of the range credited (``getCXReceiptByHash``
+answers, asked of the destination shard, give the crediting block):
+``build((transactions, traces[, cx_receipts]), ctx)``.
 """
 
 from __future__ import annotations
@@ -34,15 +40,23 @@ SCHEMA = pa.schema(
         column(
             "trace_address",
             pa.string(),
-            "Path of the frame in the call tree ('' for the root); null for a cross-shard send.",
+            "Path of the frame in the call tree ('' for the root); null for a cross-shard row.",
         ),
-        column("kind", pa.string(), '"call", "create", "suicide" or "cross_shard".'),
+        column(
+            "kind",
+            pa.string(),
+            '"call", "create", "suicide", "cross_shard_out" (a send to another shard) or '
+            '"cross_shard_in" (a receipt from another shard credited here).',
+        ),
         column("from_address", pa.string(), "Payer, one1 bech32."),
         column("from_address_hex", pa.string(), "Payer, lower-case 0x hex."),
         column("to_address", pa.string(), "Receiver, one1 bech32."),
         column("to_address_hex", pa.string(), "Receiver, lower-case 0x hex."),
         column(
-            "to_shard_id", pa.int32(), "Shard of the receiver (differs from shard_id for a cross-shard send)."
+            "from_shard_id", pa.int32(), "Shard of the payer (differs from shard_id for a cross_shard_in)."
+        ),
+        column(
+            "to_shard_id", pa.int32(), "Shard of the receiver (differs from shard_id for a cross_shard_out)."
         ),
         column("value", AMOUNT, "Value moved in atto, exact."),
         one_column("value", "Value moved in ONE as float64 (convenience)."),
@@ -63,10 +77,12 @@ def _effective(paths: list[str], errors: list[Any]) -> list[bool]:
 
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
-    """Columns of :data:`SCHEMA` from ``(transactions, traces)`` tables of one shard and range."""
-    if not (isinstance(decoded, tuple) and len(decoded) == 2):
-        raise ResponseShapeError(NAME, "input", decoded, "(transactions table, traces table)")
-    txs, traces = decoded
+    """Columns of :data:`SCHEMA` from ``(transactions, traces[, cx_receipts])`` of one shard and range."""
+    if not (isinstance(decoded, tuple) and len(decoded) in (2, 3)):
+        raise ResponseShapeError(NAME, "input", decoded, "(transactions, traces[, cx_receipts]) tables")
+    txs, traces = decoded[0], decoded[1]
+    incoming = decoded[2] if len(decoded) == 3 else None
+    here = ctx.shard_id
     cross = {
         h: row
         for h, *row in zip(
@@ -85,6 +101,11 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     for i, h in enumerate(t["transaction_hash"]):
         by_tx.setdefault(h, []).append(i)
     out: dict[str, list[Any]] = {name: [] for name in SCHEMA.names if name != "value_one"}
+
+    def row(*values: Any) -> None:
+        for c, v in zip(out, values, strict=True):
+            out[c].append(v)
+
     for h, rows in by_tx.items():
         if h in cross:
             continue
@@ -93,57 +114,55 @@ def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
             value = t["value"][i]
             if not good or not value or t["from_address_hex"][i] == t["to_address_hex"][i]:
                 continue
-            out["block_number"].append(t["block_number"][i])
-            out["shard_id"].append(ctx.shard_id)
-            out["transaction_hash"].append(h)
-            out["trace_address"].append(t["trace_address"][i] or "")
-            out["kind"].append(t["type"][i])
-            for c in ("from_address", "from_address_hex", "to_address", "to_address_hex"):
-                out[c].append(t[c][i])
-            out["to_shard_id"].append(ctx.shard_id)
-            out["value"].append(int(value))
+            row(
+                t["block_number"][i], here, h, t["trace_address"][i] or "", t["type"][i],
+                t["from_address"][i], t["from_address_hex"][i], t["to_address"][i], t["to_address_hex"][i],
+                here, here, int(value),
+            )  # fmt: skip
     for h, (n, fa, fh, ta, th, to_shard, value, _) in cross.items():
-        if not value:
-            continue
-        for c, v in zip(
-            SCHEMA.names,
-            (n, ctx.shard_id, h, None, "cross_shard", fa, fh, ta, th, to_shard, int(value)),
-            strict=False,
-        ):
-            out[c].append(v)
+        if value:
+            row(n, here, h, None, "cross_shard_out", fa, fh, ta, th, here, to_shard, int(value))
+    if incoming is not None:
+        for n, h, src, fa, fh, ta, th, value in zip(
+            *(incoming[c].to_pylist() for c in ("block_number", "transaction_hash", "shard_id", "from_address",
+                                                 "from_address_hex", "to_address", "to_address_hex", "amount")),
+            strict=True,
+        ):  # fmt: skip
+            if value:
+                row(n, here, h, None, "cross_shard_in", fa, fh, ta, th, src, here, int(value))
     order = sorted(
         range(len(out["block_number"])),
         key=lambda k: (out["block_number"][k], out["transaction_hash"][k], out["trace_address"][k] or ""),
     )
-    sorted_out = {c: [v[k] for k in order] for c, v in out.items()}
-    return {
-        "block_number": pa.array(sorted_out["block_number"], type=pa.int64()),
-        "shard_id": pa.array(sorted_out["shard_id"], type=pa.int32()),
-        "transaction_hash": pa.array(sorted_out["transaction_hash"], type=pa.string()),
-        "trace_address": pa.array(sorted_out["trace_address"], type=pa.string()),
-        "kind": pa.array(sorted_out["kind"], type=pa.string()),
-        "from_address": pa.array(sorted_out["from_address"], type=pa.string()),
-        "from_address_hex": pa.array(sorted_out["from_address_hex"], type=pa.string()),
-        "to_address": pa.array(sorted_out["to_address"], type=pa.string()),
-        "to_address_hex": pa.array(sorted_out["to_address_hex"], type=pa.string()),
-        "to_shard_id": pa.array(sorted_out["to_shard_id"], type=pa.int32()),
-        "value": pa.array(sorted_out["value"], type=AMOUNT),
-        "value_one": one_float_array(sorted_out["value"]),
-    }
+    s = {c: [v[k] for k in order] for c, v in out.items()}
+    strings = ("transaction_hash", "trace_address", "kind", "from_address", "from_address_hex", "to_address",
+               "to_address_hex")  # fmt: skip
+    columns: dict[str, pa.Array] = {"block_number": pa.array(s["block_number"], type=pa.int64())}
+    for c in ("shard_id", "from_shard_id", "to_shard_id"):
+        columns[c] = pa.array(s[c], type=pa.int32())
+    for c in strings:
+        columns[c] = pa.array(s[c], type=pa.string())
+    columns["value"] = pa.array(s["value"], type=AMOUNT)
+    columns["value_one"] = one_float_array(s["value"])
+    return {name: columns[name] for name in SCHEMA.names}
 
 
 DATASET = Dataset(
     name=NAME,
-    description="One row per movement of ONE: top-level, internal (calls, creations, self-destructs) and cross-shard sends.",
+    description="One row per movement of ONE: top-level, internal (calls, creations, self-destructs), cross-shard sends and receipts.",
     schema=SCHEMA,
     sort_by=("block_number", "transaction_hash", "trace_address"),
     source="native_transfers",
-    methods=("trace_block", "hmy(v2)_getBlocks"),
+    methods=("trace_block", "hmy(v2)_getBlocks", "hmy(v2)_getCXReceiptByHash"),
     builder=build,
     decoder=decode_json,
     summary="Every movement of ONE in a block range, top-level and internal, with the transaction's Harmony hash.",
     notes=(
         "Derived from the cached ``transactions`` and ``traces`` of the range (a trace endpoint "
-        "is needed). A frame counts when it and every frame above it succeeded."
+        "is needed). A frame counts when it and every frame above it succeeded. Receipts credited "
+        "here (``cross_shard_in``) are found from the other shards' cross-shard sends of the same "
+        "time window (back ``cx_window`` seconds), each asked of this shard with "
+        "``getCXReceiptByHash`` (which names the block that credited it). Not cached itself: it "
+        "is re-derived from cached data, so a second read sends only the receipt lookups."
     ),
 )

@@ -133,6 +133,9 @@ class Devnet:
         Keep the explorer index (the default): ``getTransactionsHistory``,
         ``getStakingTransactionsHistory`` and their counts answer from the chain. ``False``
         answers them as a node started without the explorer service does.
+    quick_unlock
+        Epochs ``(first, end)`` whose undelegations unlock at their epoch's end (the node's
+        quick-unlock regime; see :class:`~hmyframe.devnet.chain.Chain`); ``None``: 7 epochs.
     mine_every
         While serving, mine one block on every shard each ``mine_every`` seconds (0: never,
         the default). The attribute can be changed while serving: 0 pauses the mining (a
@@ -188,6 +191,7 @@ class Devnet:
         rpc_deny: Iterable[str] = (),
         dex_density: float = DEFAULT_DEX_DENSITY,
         hostile_text: bool = False,
+        quick_unlock: tuple[int, int] | None = None,
     ) -> None:
         shards = _check_int("shards", shards, 1, 64)
         if not isinstance(explorer, bool):
@@ -258,6 +262,7 @@ class Devnet:
             token_density=token_density,
             dex_density=dex_density,
             hostile_text=hostile_text,
+            quick_unlock=quick_unlock,
         )
         self.activity: ActivityName = activity
         self.stats = DevnetStats()

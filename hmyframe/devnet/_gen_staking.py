@@ -13,7 +13,7 @@ caller needs):
    of who signed (all keys of one validator on one shard sign together; the leader always
    signs); its column sums give the epoch's (to_sign, signed) per validator;
 4. *transition*: elected validators below 66 % signing turn inactive (until their next
-   ``EditValidator``), matured undelegations (7 epochs) are released.
+   ``EditValidator``), matured undelegations are released (:func:`lock_period`).
 
 Rewards accrue in closed form: each validator has a cumulative reward-per-stake index
 ``R(b)`` (piecewise linear per epoch, slope ``rho`` while elected). Whenever a validator's
@@ -53,22 +53,37 @@ __all__ = [
     "BLOCKS_PER_YEAR",
     "CHECKPOINT_EVERY",
     "LOCK_EPOCHS",
+    "LOCK_EPOCHS_QUICK",
     "SCALE",
     "EpochInfo",
     "StakingEngine",
     "StakingEvent",
     "StakingState",
     "ValidatorState",
+    "lock_period",
 ]
 
 SCALE: Final = 10**27  # reward index unit: atto of reward per atto staked, times 1e27
 BLOCKS_PER_YEAR: Final = 365 * 24 * 3600 // 2
 LOCK_EPOCHS: Final = 7  # the node's LockPeriodInEpoch
+LOCK_EPOCHS_QUICK: Final = 0  # the node's LockPeriodInEpochV2 (the quick-unlock epochs)
 UPTIME_PERCENT: Final = 66  # below this share of blocks signed an elected validator is booted
 CHECKPOINT_EVERY: Final = 16
 _STATE_LRU: Final = 16
 _MATRIX_LRU: Final = 64
 _SLOT_SHARE: Final = 0.68  # committee slots = this share of the genesis validators' keys
+
+
+def lock_period(epoch: int, quick_unlock: tuple[int, int] | None) -> int:
+    """Epochs an undelegation stays locked when paid out at the end of ``epoch``: the node's
+    ``GetLockPeriodInEpoch`` (internal/chain/engine.go): ``LockPeriodInEpochV2`` (0) in the
+    quick-unlock epochs ``[QuickUnlockEpoch, RedelegationEpoch)`` (mainnet 191..289), else
+    ``LockPeriodInEpoch`` (7). ``quick_unlock`` gives those epochs (``None``: none, as every
+    epoch since mainnet's 290)."""
+    if quick_unlock is not None and quick_unlock[0] <= epoch < quick_unlock[1]:
+        return LOCK_EPOCHS_QUICK
+    return LOCK_EPOCHS
+
 
 # Forced early directives (absolute shard-0 block numbers) so that small chains have all five.
 _FORCED: Final = {4: "Delegate", 9: "EditValidator", 15: "Undelegate", 23: "CollectRewards"}
@@ -245,6 +260,9 @@ class StakingEngine:
         Chain structure.
     view_ids
         ``view_ids(shard, start, stop)`` gives the view ids of blocks ``start .. stop - 1``.
+    quick_unlock
+        Epochs ``[first, end)`` in which undelegations unlock at the end of their own epoch
+        (:func:`lock_period`); ``None``: none.
     """
 
     def __init__(
@@ -254,8 +272,10 @@ class StakingEngine:
         n_shards: int,
         epoch_length: int,
         view_ids: Callable[[int, int, int], npt.NDArray[np.int64]],
+        quick_unlock: tuple[int, int] | None = None,
     ) -> None:
         self._codec = codec
+        self._quick_unlock = quick_unlock
         self.population = population
         self._n_shards = n_shards
         self._length = epoch_length
@@ -787,12 +807,17 @@ class StakingEngine:
             assert vs is not None
             vs.banned = True
             return
+        # a staking transaction of block b runs before b's Finalize pays b's rewards (the node's
+        # AccumulateRewardsAndCountSigs): rewards are settled through block b - 1, so a
+        # CollectRewards pays what the state after b - 1 shows, and a delegation changed in b
+        # earns b's reward with its new amount
+        before = block - 1
         if ev.directive == "CollectRewards":
             paid = 0
             for w in state.by_delegator.get(ev.delegator, ()):
                 ws = state.validators[w]
                 assert ws is not None
-                self._settle(ws, info, w, block)
+                self._settle(ws, info, w, before)
                 for d in ws.dels:
                     if d.delegator == ev.delegator:
                         paid += d.reward
@@ -801,7 +826,7 @@ class StakingEngine:
             return
         vs = state.validators[v]
         assert vs is not None
-        self._settle(vs, info, v, block)
+        self._settle(vs, info, v, before)
         if ev.directive == "Delegate":
             for d in vs.dels:
                 if d.delegator == ev.delegator:
@@ -840,16 +865,20 @@ class StakingEngine:
             vs = state.validators[v]
             if vs is not None and info.signed[v] * 100 < UPTIME_PERCENT * info.to_sign[v]:
                 vs.active = False
-        nxt = info.epoch + 1
+        # the node's payoutUndelegations at the epoch's last block: an undelegation made in
+        # epoch U is paid when epoch - U >= the lock period (RemoveUnlockedUndelegations; the
+        # early unlock of a validator out of the committee is off since NoEarlyUnlockEpoch)
+        epoch = info.epoch
+        lock = lock_period(epoch, self._quick_unlock)
         released: list[tuple[str, int, int]] = []
         for v, vs in enumerate(state.validators):
             if vs is None:
                 continue
             for d in vs.dels:
-                if d.undels and d.undels[0][1] + LOCK_EPOCHS <= nxt:
-                    paid = sum(u[0] for u in d.undels if u[1] + LOCK_EPOCHS <= nxt)
+                if d.undels and epoch - d.undels[0][1] >= lock:
+                    paid = sum(u[0] for u in d.undels if epoch - u[1] >= lock)
                     released.append((d.delegator, v, paid))
-                    d.undels = [u for u in d.undels if u[1] + LOCK_EPOCHS > nxt]
+                    d.undels = [u for u in d.undels if epoch - u[1] < lock]
         self._released[info.epoch] = released
 
     # ------------------------------------------------------------------ signing

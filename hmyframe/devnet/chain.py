@@ -116,6 +116,21 @@ def _locked(method: Callable[Concatenate[Chain, _P], _R]) -> Callable[Concatenat
     return wrapper
 
 
+def _quick_unlock(value: object) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and value[0] <= value[1]
+    ):
+        return (int(value[0]), int(value[1]))
+    raise ConfigError(
+        f"quick_unlock={short_repr(value)} must be None or epochs (first, end) with first <= end"
+    )
+
+
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ConfigError(f"{name} must be an integer, got {short_repr(value)}")
@@ -178,6 +193,10 @@ class Chain:
         How busy blocks are: ``"quiet"`` (most blocks 0-3 transactions, like mainnet today),
         ``"devnet"`` (the default, mean about 12) or ``"busy"`` (100 or more, like the
         2021-22 peak); see :mod:`hmyframe.devnet._gen_activity`.
+    quick_unlock
+        Epochs ``(first, end)`` in which the node's lock period is 0 (``LockPeriodInEpochV2``,
+        mainnet's epochs 191..289): an undelegation is paid at the end of its own epoch.
+        ``None`` (the default): 7 epochs throughout, as since mainnet's ``RedelegationEpoch``.
 
     Raises
     ------
@@ -224,6 +243,7 @@ class Chain:
         activity: ActivityName = "devnet",
         dex_density: float = DEFAULT_DEX_DENSITY,
         hostile_text: bool = False,
+        quick_unlock: tuple[int, int] | None = None,
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ConfigError(f"seed must be an integer, got {short_repr(seed)}")
@@ -248,6 +268,7 @@ class Chain:
         self.dex_density: float = float(dex)
         profile = activity_profile(activity)  # a ConfigError names the bad value
         self.activity: ActivityName = activity
+        self.quick_unlock = _quick_unlock(quick_unlock)
         self._head = blocks - 1
         material = f"hmyframe-devnet|{self.seed}|{self.n_shards}|{self.epoch_length}|{self.n_validators}|{self.genesis_time}"
         self._codec = Codec(material.encode())
@@ -269,7 +290,7 @@ class Chain:
                 for v, (n, i, w, c, d) in zip(self._population, hostile, strict=True)
             ]
         self._engine = StakingEngine(
-            self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids
+            self._codec, self._population, self.n_shards, self.epoch_length, self._view_ids, self.quick_unlock
         )
         self._snapshots = SnapshotViews(self._engine)
         self._tokens = TokenEngine(
@@ -299,6 +320,7 @@ class Chain:
             + ("" if self.activity == "devnet" else f", activity={self.activity!r}")
             + ("" if self.dex_density == DEFAULT_DEX_DENSITY else f", dex_density={self.dex_density}")
             + (", hostile_text=True" if self.hostile_text else "")
+            + ("" if self.quick_unlock is None else f", quick_unlock={self.quick_unlock!r}")
             + ")"
         )
 

@@ -23,9 +23,10 @@ Snapshots and lookups
     lookups (``fetch_tx_counts``, ``fetch_*_by_hash``, ``fetch_pending_cx_receipts``,
     ``fetch_sharding_structure``).
 Accounts
-    ``fetch_balances``, ``fetch_token_balances`` (cached per block), ``fetch_delegator_table``,
-    ``fetch_account_transactions``, ``fetch_native_transfers``, ``fetch_rewards_collected``,
-    ``fetch_holders``; ``addresses_arg`` / ``token_pairs`` (a caller's addresses checked before
+    ``fetch_balances``, ``fetch_token_balances``, ``fetch_delegator_table`` (delegations cached
+    per block), ``fetch_account_transactions``, ``fetch_native_transfers`` (``CX_WINDOW``),
+    ``fetch_rewards_collected``, ``fetch_delegator_rewards``, ``fetch_holders``;
+    ``addresses_arg`` / ``token_pairs`` / ``history_args`` (a caller's arguments checked before
     any request).
 Following
     :func:`follow_shards` (batches of new blocks as heads come), :func:`follow_export`,
@@ -35,14 +36,17 @@ Following
 from hmyframe.datasets.sources import RANGE_DATASETS as RANGE_DATASETS
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS as SNAPSHOT_DATASETS
 from hmyframe.engine._accounts import (
+    CX_WINDOW,
     addresses_arg,
     fetch_account_transactions,
     fetch_balances,
+    fetch_delegator_rewards,
     fetch_delegator_table,
     fetch_holders,
     fetch_native_transfers,
     fetch_rewards_collected,
     fetch_token_balances,
+    history_args,
     token_pairs,
 )
 from hmyframe.engine._blocks import parse_range
@@ -73,6 +77,7 @@ from hmyframe.engine._snapshots import fetch_snapshot
 from hmyframe.engine._tokens import fetch_tokens, tokens_of_transfers
 
 __all__ = [
+    "CX_WINDOW",
     "DEFAULT_RPC",
     "DEFAULT_TRACE_RPC",
     "RANGE_DATASETS",
@@ -92,6 +97,7 @@ __all__ = [
     "epoch_of_block",
     "fetch_account_transactions",
     "fetch_balances",
+    "fetch_delegator_rewards",
     "fetch_delegator_table",
     "fetch_holders",
     "fetch_native_transfers",
@@ -109,6 +115,7 @@ __all__ = [
     "fetch_tx_counts",
     "follow_export",
     "follow_shards",
+    "history_args",
     "parse_range",
     "plan_range",
     "run_chunks",

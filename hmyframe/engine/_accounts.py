@@ -1,16 +1,21 @@
 """Accounts (issue 26): balances, an address's history, a delegator's delegations, ONE moved
-internally, rewards collected, token balances and a token's holders, fetched on an open
-:class:`~hmyframe.engine.Session` (their public coroutines are in :mod:`hmyframe._public`).
+internally, rewards collected, a delegator's rewards by validator, token balances and a token's
+holders, fetched on an open :class:`~hmyframe.engine.Session` (their public coroutines are in
+:mod:`hmyframe._public`).
 
-* ``balances`` and ``token_balances`` are cached like ``tokens`` (:mod:`hmyframe.engine._tokens`):
-  one file per (chain, shard, block) holding every row asked at that block so far, grown by
-  union; a re-read of cached pairs sends no request. Every address and block is checked before
-  anything is sent (a bad address or a block past the head is one line, nothing cached), and a
-  block whose answers fail caches nothing.
+* ``balances``, ``token_balances`` and ``delegator_delegations`` are cached like ``tokens``
+  (:mod:`hmyframe.engine._tokens`): one file per (chain, shard, block) holding every row asked
+  at that block so far, grown by union; a re-read of cached rows sends no request, not even for
+  the head (a cached block was at most the head when it was written). Every address and block
+  is checked before anything is sent (a bad address or a block past the head is one line,
+  nothing cached), and a block whose answers fail caches nothing.
 * The calls go through the client's JSON-RPC batching (:data:`CALLS_PER_GROUP` per group, the
   groups in flight together), so 10,000 balances are a few dozen round trips, not 10,000.
 * ``native_transfers`` and ``rewards_collected`` are derived from the cached range datasets
-  (``transactions`` + ``traces``; ``staking_transactions`` + their receipts).
+  (``transactions`` + ``traces`` + the cross-shard receipts the range credited;
+  ``staking_transactions`` + their receipts); a delegator's rewards
+  (:func:`fetch_delegator_rewards`) from cached ``delegator_delegations`` at epoch ends and
+  around each of its CollectRewards.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._shards import shard_ids, shard_spec
-from hmyframe.errors import ConfigError, HistoryUnavailableError, RpcError, short_repr
+from hmyframe.errors import ConfigError, HistoryUnavailableError, ResponseShapeError, RpcError, short_repr
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,16 +48,20 @@ __all__ = [
     "addresses_arg",
     "fetch_account_transactions",
     "fetch_balances",
+    "fetch_delegator_rewards",
     "fetch_delegator_table",
     "fetch_holders",
     "fetch_native_transfers",
     "fetch_rewards_collected",
     "fetch_token_balances",
+    "history_args",
     "token_pairs",
 ]
 
 #: Calls handed to the client at once (it cuts them into JSON-RPC batches of its batch size).
 CALLS_PER_GROUP = 2_000
+#: Seconds before a range's first block in which cross-shard sends it may credit are looked for.
+CX_WINDOW = 600
 #: ``getTransactionsHistory`` page size asked for.
 HISTORY_PAGE = 1_000
 
@@ -97,8 +106,29 @@ def _block_list(blocks: object) -> list[int] | None:
     return sorted({block_arg(v, "block") for v in values})
 
 
-async def _resolve_blocks(session: Session, blocks: object, shard: int) -> list[int]:
-    """Block numbers, each checked against the head (ConfigError naming the first past it)."""
+async def _all_cached(session: Session, name: str, shard: int, blocks: list[int]) -> bool:
+    """Whether ``name`` has a cache file at each of ``blocks`` (each was then at most the head)."""
+    cache = session.cache
+    if cache is None:
+        return False
+    chain_id = await session.chain_id()
+    for block in blocks:
+        try:
+            cache.files.stat(cache.snapshot_path(chain_id, name, shard, block))
+        except OSError:
+            return False
+    return True
+
+
+async def _resolve_blocks(
+    session: Session, blocks: object, shard: int, cached: str | None = None
+) -> list[int]:
+    """Block numbers, each checked against the head (ConfigError naming the first past it);
+    blocks ``cached`` (a dataset name) has files for need no look at the head."""
+    if cached is not None and not isinstance(blocks, str) and blocks is not None:
+        listed = _block_list(blocks)
+        if listed is not None and await _all_cached(session, cached, shard, listed):
+            return listed
     head = await session.head(shard, refresh=True)
     if isinstance(blocks, str):
         if blocks != "epochs":
@@ -217,7 +247,7 @@ async def fetch_balances(
     wanted = (
         None if isinstance(addresses, str) and addresses == "seen" else addresses_arg(addresses, "balances")
     )
-    at = await _resolve_blocks(session, blocks, shard)  # before anything is sent for the rows
+    at = await _resolve_blocks(session, blocks, shard, "balances")  # before anything is sent for the rows
     if wanted is None:
         wanted = await _seen_addresses(session, at, shard)
     dataset = ds.get("balances")
@@ -246,13 +276,37 @@ async def fetch_balances(
 
 
 async def _delegation_answers(
-    session: Session, delegators: object, block: int | None, progress: ProgressFn | None
-) -> tuple[int, list[bytes]]:
-    wanted = addresses_arg(delegators, "delegator_delegations")
-    at = (await _resolve_blocks(session, block, 0))[0]
+    session: Session, wanted: list[str], at: int, progress: ProgressFn | None
+) -> list[bytes]:
     method = f"{_ns(session)}_getDelegationsByDelegatorByBlockNumber"
-    payloads = await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
-    return at, payloads
+    return await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
+
+
+async def _epoch_of(session: Session, block: int) -> int | None:
+    # the block's epoch (hmy_ takes a bool for the options in every node era)
+    header = await session.client.request("hmy_getBlockByNumber", [hex(block), False], shard=0)
+    raw_epoch = header.get("epoch") if isinstance(header, dict) else None
+    return int(raw_epoch, 16) if isinstance(raw_epoch, str) else raw_epoch
+
+
+def _with_none_marks(
+    table: pa.Table, dataset: ds.Dataset, missing: list[str], at: int, epoch: int | None
+) -> pa.Table:
+    """``table`` and one row with a null validator per delegator of ``missing`` it lacks: the
+    cache file then remembers that a delegator has no delegation at ``at`` (asking again sends
+    nothing); the marks are dropped from what the caller gets."""
+    found = set(table["delegator_address_hex"].to_pylist())
+    none = [a for a in missing if a not in found]
+    if not none:
+        return table
+    from hmyframe.addresses import to_one
+
+    marks = {f.name: pa.nulls(len(none), f.type) for f in dataset.schema}
+    marks["snapshot_block"] = pa.array([at] * len(none), type=pa.int64())
+    marks["snapshot_epoch"] = pa.array([epoch] * len(none), type=pa.int64())
+    marks["delegator_address"] = pa.array([to_one(a) for a in none], type=pa.string())
+    marks["delegator_address_hex"] = pa.array(none, type=pa.string())
+    return pa.concat_tables([table, pa.table(marks, schema=dataset.schema)])
 
 
 async def fetch_delegator_table(
@@ -263,15 +317,30 @@ async def fetch_delegator_table(
     *,
     progress: ProgressFn | None = None,
 ) -> pa.Table:
-    """Dataset ``name`` (``delegator_delegations`` or ``undelegations``) of ``delegators`` at
-    ``block`` (``None``: the beacon shard's head), from getDelegationsByDelegatorByBlockNumber."""
-    at, payloads = await _delegation_answers(session, delegators, block, progress)
-    # the block's epoch (hmy_ takes a bool for the options in every node era)
-    header = await session.client.request("hmy_getBlockByNumber", [hex(at), False], shard=0)
-    raw_epoch = header.get("epoch") if isinstance(header, dict) else None
-    epoch = int(raw_epoch, 16) if isinstance(raw_epoch, str) else raw_epoch
-    ctx = ds.ConvertContext(shard_id=0, snapshot_block=at, snapshot_epoch=epoch)
-    return ds.get(name).convert(payloads, ctx)
+    """Dataset ``name`` of ``delegators`` at ``block`` (``None``: the beacon shard's head), from
+    getDelegationsByDelegatorByBlockNumber: ``delegator_delegations`` (cached per block, grown
+    by union) or ``undelegations`` (not cached)."""
+    wanted = addresses_arg(delegators, name)
+    cached = name == "delegator_delegations"
+    at = (await _resolve_blocks(session, block, 0, name if cached else None))[0]
+    dataset = ds.get(name)
+
+    async def fetch(missing: list[str]) -> pa.Table:
+        payloads = await _delegation_answers(session, missing, at, progress)
+        epoch = await _epoch_of(session, at)
+        table = dataset.convert(
+            payloads, ds.ConvertContext(shard_id=0, snapshot_block=at, snapshot_epoch=epoch)
+        )
+        return _with_none_marks(table, dataset, missing, at, epoch) if cached else table
+
+    if not cached:
+        return await fetch(wanted)
+
+    def keys(table: pa.Table) -> list[str]:
+        return [str(a) for a in table["delegator_address_hex"].to_pylist()]
+
+    table = await _cached_per_block(session, dataset, 0, at, wanted, keys, fetch)
+    return table.filter(pc.is_valid(table["validator_address_hex"]))
 
 
 # --------------------------------------------------------------------------- history
@@ -279,23 +348,43 @@ async def fetch_delegator_table(
 
 class _History(msgspec.Struct):
     transactions: list[msgspec.Raw] | None = None
+    staking_transactions: list[msgspec.Raw] | None = None
 
 
 _HISTORY = msgspec.json.Decoder(_History | None)
+_ORDERS = {"asc": "ASC", "desc": "DESC"}
 
 
-async def _history_of(session: Session, address: str, shard: int, progress: ProgressFn | None) -> list[bytes]:
+def history_args(order: object, limit: object) -> tuple[str, int | None]:
+    """``order`` (``"asc"`` / ``"desc"``) and ``limit`` (``None`` or a count) of a history
+    read, checked before any request (ConfigError naming the bad value)."""
+    if not isinstance(order, str) or order not in _ORDERS:
+        raise ConfigError(f'order must be "asc" or "desc", got {short_repr(order)}')
+    return order, None if limit is None else block_arg(limit, "limit")
+
+
+async def _history_of(
+    session: Session,
+    address: str,
+    shard: int,
+    staking: bool,
+    order: str,
+    limit: int | None,
+    progress: ProgressFn | None,
+) -> list[bytes]:
+    """The full transaction objects of ``address``'s history (plain or staking), page by page
+    from the ``order`` end, until a page comes back short or ``limit`` are in hand."""
     out: list[bytes] = []
-    method = f"{_ns(session)}_getTransactionsHistory"
+    method = f"{_ns(session)}_get{'Staking' if staking else ''}TransactionsHistory"
     index = 0
-    while True:
+    while limit is None or len(out) < limit:
         args = {
             "address": address,
             "pageIndex": index,
             "pageSize": HISTORY_PAGE,
             "fullTx": True,
             "txType": "ALL",
-            "order": "ASC",
+            "order": _ORDERS[order],
         }
         try:
             raw = await session.client.request_raw(method, [args], shard=shard)
@@ -309,56 +398,198 @@ async def _history_of(session: Session, address: str, shard: int, progress: Prog
                 ) from None
             raise
         page = _HISTORY.decode(raw)
-        listed = [] if page is None or page.transactions is None else page.transactions
+        # a node without the explorer answers the staking history with null (its plain history
+        # says why, and is always asked first)
+        listed = [] if page is None else (page.staking_transactions if staking else page.transactions) or []
         out.extend(bytes(r) for r in listed)
         if progress is not None:
             progress(1)
         if len(listed) < HISTORY_PAGE:
-            return out
+            break
         index += 1
+    return out if limit is None else out[:limit]
 
 
 async def fetch_account_transactions(
-    session: Session, addresses: list[str], shard: int, *, progress: ProgressFn | None = None
+    session: Session,
+    addresses: list[str],
+    shard: int,
+    *,
+    staking: bool = True,
+    order: str = "asc",
+    limit: int | None = None,
+    progress: ProgressFn | None = None,
 ) -> pa.Table:
-    """The ``account_transactions`` of ``addresses`` (checked: :func:`addresses_arg`) on ``shard``,
-    every page of the node's history index."""
-    found = await gather_or_raise(_history_of(session, a, shard, progress) for a in addresses)
-    rows = [(a, p) for a, payloads in zip(addresses, found, strict=True) for p in payloads]
-    txs = ds.get("transactions").build(
-        ds.decode_blocks([p for _, p in rows]), ds.ConvertContext(shard_id=shard)
+    """The ``account_transactions`` of ``addresses`` (checked: :func:`addresses_arg`) on ``shard``
+    from the node's history index: the plain ones, and on the beacon shard (``staking``) the
+    staking ones, from the ``order`` end, at most ``limit`` of each per address
+    (:func:`history_args`)."""
+    order, limit = history_args(order, limit)
+    plain = await gather_or_raise(
+        _history_of(session, a, shard, False, order, limit, progress) for a in addresses
     )
-    # the transactions builder keeps its input order (a history page is one address's, ascending)
-    return ds.get("account_transactions").build(
-        (txs, [a for a, _ in rows]), ds.ConvertContext(shard_id=shard)
-    )
+    if staking and shard == 0:  # staking transactions live on the beacon shard
+        staked = await gather_or_raise(
+            _history_of(session, a, shard, True, order, limit, progress) for a in addresses
+        )
+    else:
+        staked = [[] for _ in addresses]
+    ctx = ds.ConvertContext(shard_id=shard)
+    rows = [(a, p) for a, payloads in zip(addresses, plain, strict=True) for p in payloads]
+    srows = [(a, p) for a, payloads in zip(addresses, staked, strict=True) for p in payloads]
+    # the builders keep their input order (each address's pages, in the order asked)
+    txs = ds.get("transactions").build(ds.decode_blocks([p for _, p in rows]), ctx)
+    stxs = ds.get("staking_transactions").build(ds.decode_blocks([p for _, p in srows]), ctx)
+    if txs.num_rows != len(rows) or stxs.num_rows != len(srows):
+        raise ResponseShapeError(
+            "account_transactions",
+            "transactions",
+            f"{txs.num_rows + stxs.num_rows} transactions decoded of {len(rows) + len(srows)} entries",
+            "a full transaction object per history entry (fullTx)",
+        )
+    return ds.get("account_transactions").build((txs, [a for a, _ in rows], stxs, [a for a, _ in srows]), ctx)
 
 
 # --------------------------------------------------------------------------- derived from ranges
 
 
-async def fetch_native_transfers(session: Session, start: int, end: int | None, shard: int) -> pa.Table:
-    """``native_transfers`` of blocks ``start..end`` (``None``: the head), from the cached
-    ``transactions`` and ``traces``."""
-    txs = await _range_arrow(session, "transactions", start, end, shard)
-    traces = await _range_arrow(session, "traces", start, end, shard)
-    return ds.get("native_transfers").build((txs, traces), ds.ConvertContext(shard_id=shard))
+async def _incoming_cx(session: Session, shard: int, lo: int, hi: int, window: int) -> pa.Table | None:
+    """The cross-shard receipts blocks ``lo .. hi`` of ``shard`` credited (``cx_receipts`` rows
+    whose ``block_number`` is the crediting block), or ``None`` on a one-shard chain.
+
+    Candidates are the other shards' cross-shard sends to ``shard`` from ``window`` seconds
+    before block ``lo`` to block ``hi``'s time (shards number their blocks independently: the
+    windows are found by timestamp); each is asked of ``shard`` with ``getCXReceiptByHash``,
+    which answers with the block that credited it (``null`` while it is pending)."""
+    from hmyframe.engine._blocks import _Finder
+
+    others = [s for s in await session.shard_ids() if s != shard]
+    if not others:
+        return None
+    chain_id = await session.chain_id()
+    t_lo, t_hi = await _Finder(session, shard, chain_id).timestamps([lo, hi])
+    hashes: list[str] = []
+    for other in others:
+        finder = _Finder(session, other, chain_id)
+        first = await finder.first_at(max(0, t_lo - window))
+        last = min(await finder.first_at(t_hi + 1) - 1, await session.head(other))
+        if last < first:
+            continue
+        sent = await _range_arrow(session, "transactions", first, last, other)
+        hashes.extend(
+            h
+            for h, cross, to in zip(
+                sent["transaction_hash"].to_pylist(),
+                sent["is_cross_shard"].to_pylist(),
+                sent["to_shard_id"].to_pylist(),
+                strict=True,
+            )
+            if cross and to == shard
+        )
+    method = f"{_ns(session)}_getCXReceiptByHash"
+    payloads = await _batched(session, [(method, [h]) for h in hashes], shard, None)
+    table = ds.get("cx_receipts").convert(
+        [p for p in payloads if p.strip() != b"null"], ds.ConvertContext(shard_id=shard)
+    )
+    credited = table["block_number"]
+    return table.filter(pc.and_(pc.greater_equal(credited, lo), pc.less_equal(credited, hi)))
+
+
+async def fetch_native_transfers(
+    session: Session, start: int, end: int | None, shard: int, *, cx_window: int = CX_WINDOW
+) -> pa.Table:
+    """``native_transfers`` of blocks ``start..end`` (``None``: the head) of ``shard``, from the
+    cached ``transactions`` and ``traces`` and the cross-shard receipts those blocks credited
+    (sent by the other shards from ``cx_window`` seconds before block ``start``)."""
+    lo = block_arg(start, "start")
+    window = block_arg(cx_window, "cx_window")
+    txs = await _range_arrow(session, "transactions", lo, end, shard)
+    traces = await _range_arrow(session, "traces", lo, end, shard)
+    hi = block_arg(end if end is not None else await session.head(shard), "end")
+    incoming = await _incoming_cx(session, shard, lo, hi, window)
+    parts = (txs, traces) if incoming is None else (txs, traces, incoming)
+    return ds.get("native_transfers").build(parts, ds.ConvertContext(shard_id=shard))
 
 
 async def fetch_rewards_collected(
-    session: Session, start: int, end: int | None, *, progress: ProgressFn | None = None
+    session: Session,
+    start: int,
+    end: int | None,
+    *,
+    delegators: list[str] | None = None,
+    progress: ProgressFn | None = None,
 ) -> pa.Table:
     """``rewards_collected`` of beacon blocks ``start..end``: the cached ``staking_transactions``'
-    CollectRewards and their receipts (the amount paid is the receipt's log)."""
+    CollectRewards (``delegators``: only theirs, lower-case 0x) and their receipts (the amount
+    paid is the receipt's log)."""
     stx = await _range_arrow(session, "staking_transactions", start, end, 0)
+    mine = None if delegators is None else set(delegators)
     hashes = [
         h
-        for h, d in zip(stx["transaction_hash"].to_pylist(), stx["directive"].to_pylist(), strict=True)
-        if d == "CollectRewards"
+        for h, d, who in zip(
+            stx["transaction_hash"].to_pylist(),
+            stx["directive"].to_pylist(),
+            stx["from_address_hex"].to_pylist(),
+            strict=True,
+        )
+        if d == "CollectRewards" and (mine is None or who in mine)
     ]
     method = f"{_ns(session)}_getTransactionReceipt"
     payloads = await _batched(session, [(method, [h]) for h in hashes], 0, progress)
     return ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
+
+
+# --------------------------------------------------------------------------- a delegator's rewards
+
+
+def _epoch_list(epochs: object, current: int) -> list[int]:
+    if isinstance(epochs, int) and not isinstance(epochs, bool):
+        if epochs < 1:
+            raise ConfigError(f"epochs must be a number of epochs >= 1, a list or a range, got {epochs}")
+        return list(range(max(0, current - epochs), current))
+    if isinstance(epochs, range | Sequence) and not isinstance(epochs, str):
+        listed = sorted({block_arg(e, "epoch") for e in epochs})
+        if not listed:
+            raise ConfigError("epochs is empty: give at least one epoch")
+        if listed[-1] > current:
+            raise ConfigError(f"epoch {listed[-1]} is beyond the current epoch {current}")
+        return listed
+    raise ConfigError(f"epochs must be a number (the last N), a list or a range, got {short_repr(epochs)}")
+
+
+async def fetch_delegator_rewards(
+    session: Session, delegators: object, epochs: object = 10, *, progress: ProgressFn | None = None
+) -> pd.DataFrame:
+    """``delegators``' rewards per validator and epoch (what :func:`hmyframe.delegator_rewards`
+    returns): ``delegator_delegations`` at each epoch's last block and the one before the first
+    (and just before each CollectRewards of theirs), ``rewards_collected`` of the blocks between,
+    through :func:`hmyframe.metrics.rewards_by_validator`."""
+    from hmyframe.engine._history import current_epoch, epoch_last_blocks
+    from hmyframe.engine._output import to_output
+    from hmyframe.metrics import rewards_by_validator
+
+    wanted = addresses_arg(delegators, "delegator_rewards")
+    listed = _epoch_list(epochs, await current_epoch(session))
+    found = await epoch_last_blocks(session, sorted({*listed, listed[0] - 1} - {-1}))
+    baseline = found[listed[0] - 1][0] if listed[0] > 0 else 0
+    ends = [found[e][0] for e in listed]
+
+    async def at(block: int) -> pa.Table:
+        return await fetch_delegator_table(session, "delegator_delegations", wanted, block, progress=progress)
+
+    snapshots = await gather_or_raise(at(b) for b in sorted({baseline, *ends}))
+    paid = await fetch_rewards_collected(
+        session, baseline + 1, ends[-1], delegators=wanted, progress=progress
+    )
+    before = await gather_or_raise(at(c - 1) for c in sorted(set(paid["block_number"].to_pylist())))
+    empty = ds.get("delegator_delegations").schema.empty_table()
+    frame = rewards_by_validator(
+        to_output(pa.concat_tables(snapshots), "pandas"),
+        to_output(paid, "pandas"),
+        to_output(pa.concat_tables([empty, *before]), "pandas"),
+    )
+    frame.attrs.update({"epochs": listed, "baseline_block": baseline})
+    return frame
 
 
 # --------------------------------------------------------------------------- tokens
@@ -397,7 +628,7 @@ async def fetch_token_balances(
     from hmyframe.datasets.token_balances import call_data
 
     shard = block_arg(shard, "shard")
-    (at,) = await _resolve_blocks(session, block, shard)
+    (at,) = await _resolve_blocks(session, block, shard, "token_balances")
     dataset = ds.get("token_balances")
     method = f"{_ns(session)}_call"
 

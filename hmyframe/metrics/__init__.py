@@ -17,6 +17,11 @@ Throughput
     :func:`buckets` (transactions and gas per time bucket and shard), :func:`gas_utilisation`,
     :func:`block_times`, :func:`cross_shard`, :func:`staking_directives`,
     :func:`contract_creations`, :func:`active_senders`.
+Accounts
+    :func:`wealth_concentration` (per block: holders, Gini, top-N shares, Nakamoto),
+    :func:`rich_list` (with known labels), :func:`balance_changes`,
+    :func:`rewards_by_validator` (a delegator's rewards accrued and collected per validator and
+    epoch), :func:`top_share`, :func:`holders_to_exceed`.
 Fees and tokens
     :func:`fees` (per time bucket and shard: exact total, median, p95, failed share),
     :func:`top_payers`, :func:`token_activity` (per token: transfers, exact volume, senders,
@@ -24,6 +29,7 @@ Fees and tokens
 Reading frames (what every metric, plot and report does with its input)
     :func:`exact_ints` / :func:`exact_series` (amounts as Python ints), :func:`amount_one` /
     :func:`to_one` (ONE as floats), :func:`floats` (a column as float64, nulls as NaN),
+    :func:`ratio` (a fraction of exact ints as a float, NaN over 0),
     :func:`require_columns` (a frame lacking a needed column is a ConfigError naming it).
 """
 
@@ -35,10 +41,19 @@ from hmyframe.metrics._values import (
     exact_ints,
     exact_series,
     floats,
+    ratio,
     require_columns,
     to_one,
 )
-from hmyframe.metrics.concentration import gini, lorenz, nakamoto, validator_voting_power
+from hmyframe.metrics.accounts import balance_changes, rewards_by_validator, rich_list, wealth_concentration
+from hmyframe.metrics.concentration import (
+    gini,
+    holders_to_exceed,
+    lorenz,
+    nakamoto,
+    top_share,
+    validator_voting_power,
+)
 from hmyframe.metrics.fees import fees, receipt_times, top_payers
 from hmyframe.metrics.staking import (
     SIGNING_THRESHOLD,
@@ -75,6 +90,7 @@ __all__ = [
     "amount_one",
     "annotate",
     "apr_distribution",
+    "balance_changes",
     "below_threshold",
     "block_times",
     "bucket_frequency",
@@ -89,11 +105,15 @@ __all__ = [
     "floats",
     "gas_utilisation",
     "gini",
+    "holders_to_exceed",
     "lifetime_uptime",
     "lorenz",
     "nakamoto",
+    "ratio",
     "receipt_times",
     "require_columns",
+    "rewards_by_validator",
+    "rich_list",
     "signing",
     "snapshot_diff",
     "stake",
@@ -102,5 +122,7 @@ __all__ = [
     "to_one",
     "token_activity",
     "top_payers",
+    "top_share",
     "validator_voting_power",
+    "wealth_concentration",
 ]

@@ -30,7 +30,7 @@ import pyarrow as pa
 from hmyframe.errors import ConfigError, short_repr
 from hmyframe.metrics._values import exact_int, floats, is_missing, require_columns
 
-__all__ = ["gini", "lorenz", "nakamoto", "validator_voting_power"]
+__all__ = ["gini", "holders_to_exceed", "lorenz", "nakamoto", "top_share", "validator_voting_power"]
 
 
 def _numbers(values: Any, what: str) -> list[int] | list[float]:
@@ -89,6 +89,77 @@ def gini(values: Any) -> float:
     if all(isinstance(x, int) for x in xs):
         return float(Fraction(2 * int(weighted) - (n + 1) * int(total), n * int(total)))
     return (2 * weighted - (n + 1) * total) / (n * total)
+
+
+def top_share(values: Any, n: int) -> float:
+    """Share of the total held by the ``n`` largest values (exact for integer amounts).
+
+    Parameters
+    ----------
+    values
+        Non-negative values (see :func:`gini`): balances, stakes...
+    n
+        How many of the largest values (``n`` >= 1; more than there are: all of them).
+
+    Returns
+    -------
+    float
+        ``NaN`` when there is no value or the total is 0.
+
+    Examples
+    --------
+    >>> top_share([5, 3, 1, 1], 2)
+    0.8
+    """
+    given: object = n
+    if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+        raise ConfigError(f"top_share needs n >= 1 (how many of the largest values), got {short_repr(n)}")
+    xs = sorted(_numbers(values, "top_share"), reverse=True)
+    total = sum(xs)
+    if not xs or total == 0:
+        return math.nan
+    top = sum(xs[:n])
+    if all(isinstance(x, int) for x in xs):
+        return float(Fraction(int(top), int(total)))
+    return float(top) / float(total)
+
+
+def holders_to_exceed(values: Any, threshold: float = 0.5) -> int | None:
+    """The Nakamoto coefficient of a set of holdings: the fewest holders whose combined values
+    exceed ``threshold`` of the total (the largest first; exact for integer amounts).
+
+    Parameters
+    ----------
+    values
+        Non-negative values (see :func:`gini`).
+    threshold
+        Share of the total to exceed, strictly between 0 and 1 (0.5: a majority).
+
+    Returns
+    -------
+    int or None
+        ``None`` when there is no value or the total is 0.
+
+    Examples
+    --------
+    >>> holders_to_exceed([5, 3, 1, 1])
+    1
+    >>> holders_to_exceed([4, 3, 2, 1])
+    2
+    """
+    _check_threshold(threshold, "holders_to_exceed")
+    xs = sorted(_numbers(values, "holders_to_exceed"), reverse=True)
+    total = sum(xs)
+    if not xs or total == 0:
+        return None
+    exact = all(isinstance(x, int) for x in xs)
+    limit = Fraction(threshold) * int(total) if exact else float(threshold) * float(total)
+    running: Any = 0
+    for i, x in enumerate(xs, start=1):
+        running += x
+        if running > limit:
+            return i
+    return None  # pragma: no cover (the whole total exceeds any threshold below 1)
 
 
 def lorenz(values: Any) -> pd.DataFrame:
@@ -232,8 +303,8 @@ def nakamoto(voting_power: pd.DataFrame, threshold: float = 1 / 3) -> pd.Series:
     return pd.Series(pd.array(counts, dtype=pd.ArrowDtype(pa.int64())), index=index, name="nakamoto")
 
 
-def _check_threshold(threshold: object) -> None:
+def _check_threshold(threshold: object, what: str = "nakamoto") -> None:
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < float(threshold) < 1:
         raise ConfigError(
-            f"nakamoto threshold must be a number strictly between 0 and 1, got {short_repr(threshold)}"
+            f"{what} threshold must be a number strictly between 0 and 1, got {short_repr(threshold)}"
         )

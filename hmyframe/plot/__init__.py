@@ -15,6 +15,9 @@ Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`cross_shard`, :func:`staking_directives`.
 Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
     :func:`fees`, :func:`failed_share`, :func:`top_tokens`.
+Accounts (:mod:`hmyframe.plot.accounts`)
+    :func:`balance_history`, :func:`wealth_lorenz`, :func:`rich_list`,
+    :func:`rewards_by_validator`.
 Live (:mod:`hmyframe.plot.live`)
     :func:`live`: transactions and gas per minute per shard over the last minutes, following
     the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
@@ -31,6 +34,7 @@ helpers of :mod:`hmyframe.plot._style`.
 from __future__ import annotations
 
 from hmyframe.plot._style import RC, fmt_count, fmt_one, fmt_percent, style
+from hmyframe.plot.accounts import balance_history, rewards_by_validator, rich_list, wealth_lorenz
 from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
@@ -58,6 +62,7 @@ from hmyframe.plot.tokens import top_tokens
 __all__ = [
     "RC",
     "LiveView",
+    "balance_history",
     "block_times",
     "commission_distribution",
     "cross_shard",
@@ -72,6 +77,8 @@ __all__ = [
     "history",
     "live",
     "lorenz_curve",
+    "rewards_by_validator",
+    "rich_list",
     "signing_histogram",
     "snapshot_diff",
     "stake_distribution",
@@ -82,4 +89,5 @@ __all__ = [
     "transactions",
     "validator_history",
     "voting_power_by_shard",
+    "wealth_lorenz",
 ]

@@ -9,6 +9,9 @@ prints on A4), from Python or from ``hmyframe report ...``.
 ``throughput_report(out, start, end, shard="all", rpc=...)``
     A block range: transactions and gas per time bucket and shard, gas utilisation, block
     times, cross-shard share, staking directives.
+``account_report(out, address, epochs=10, rpc=..., labels=...)``
+    One address: balance on every shard and what moved, transactions and counterparties,
+    tokens held, delegations, rewards by validator over the last epochs (accrued and collected).
 ``validator_report(out, address, epochs=10, rpc=...)``
     One validator: signing per epoch, stake, delegators, rewards, commission, status changes,
     largest delegators.
@@ -25,11 +28,13 @@ import warnings
 from typing import Any
 
 from hmyframe._sync import blocking_twin
-from hmyframe.report import staking, throughput, validator
+from hmyframe.report import account, staking, throughput, validator
 from hmyframe.report.staking import Snapshot
 
 __all__ = [
     "Snapshot",
+    "account",
+    "account_report",
     "staking",
     "staking_report",
     "throughput",
@@ -41,6 +46,7 @@ __all__ = [
 staking_report = blocking_twin(staking.staking_report, "staking_report", module=__name__)
 throughput_report = blocking_twin(throughput.throughput_report, "throughput_report", module=__name__)
 validator_report = blocking_twin(validator.validator_report, "validator_report", module=__name__)
+account_report = blocking_twin(account.account_report, "account_report", module=__name__)
 
 #: The names the async forms had before they were doors of hmyframe.aio (deprecated).
 _DEPRECATED = {f"{name}_async": name for name in ("staking_report", "throughput_report", "validator_report")}

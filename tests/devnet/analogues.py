@@ -154,7 +154,8 @@ def build(sample: Sample, chain: Chain) -> Ask:
     if name == "getTransactionByHash":
         return Ask([_tx(chain, lambda t: t.to is not None).hash])
     if name == "getCXReceiptByHash":
-        return Ask([_tx(chain, lambda t: t.is_cross_shard).hash])
+        cross = _tx(chain, lambda t: t.is_cross_shard and t.success)
+        return Ask([cross.hash], cross.to_shard_id)  # the destination shard answers
     if name == "getTransactionCount":
         sender = _tx(chain, lambda t: t.nonce > 0).sender
         address = hex_to_one(sender) if str(given[0]).startswith("one1") else sender
@@ -369,7 +370,9 @@ def _from_params(answer: Answer, chain: Chain) -> Ask:
         where = block.hash if "Hash" in name else _like_number(params[0], block.number)
         return Ask([where, _like_number(params[1], 0)])
     if name == "getCXReceiptByHash":
-        return Ask([find_tx(chain, lambda t: t.is_cross_shard and t.to is not None).hash])
+        # the destination shard answers, once a block of its credited the receipt
+        cross = find_tx(chain, lambda t: t.is_cross_shard and t.to is not None and t.success)
+        return Ask([cross.hash], cross.to_shard_id)
     if name in ("getValidatorInformation", "getValidatorInformationByBlockNumber"):
         address = _like_address(params[0], _validator_like(chain, result))
         return Ask([address, *(_like_number(p, head) for p in params[1:])])

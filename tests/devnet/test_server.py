@@ -15,6 +15,7 @@ import pytest
 
 from hmyframe.addresses import to_one as hex_to_one
 from hmyframe.devnet import Chain, Devnet
+from hmyframe.devnet.chain import CX_PENDING_BLOCKS
 from hmyframe.devnet.model import ZERO_HASH, Block, Transaction, flatten_trace
 from hmyframe.devnet.node import served_methods
 from hmyframe.errors import ConfigError
@@ -358,10 +359,13 @@ async def test_contract_creation_and_cross_shard(
     cross = find_tx(devnet_truth, 0, lambda t: t.is_cross_shard)
     obj = await result(http, devnet.url, "hmy_getTransactionByHash", [cross.hash])
     assert (obj["shardID"], obj["toShardID"]) == (0, cross.to_shard_id)
-    receipt = await result(http, devnet.url, "hmyv2_getCXReceiptByHash", [cross.hash])
+    # the node answers on the destination shard, with the block that credited the receipt
+    assert await result(http, devnet.url, "hmyv2_getCXReceiptByHash", [cross.hash]) is None
+    receipt = await result(http, devnet.urls[cross.to_shard_id], "hmyv2_getCXReceiptByHash", [cross.hash])
+    credited = devnet_truth.block(cross.to_shard_id, cross.block_number + CX_PENDING_BLOCKS)
     assert receipt == {
-        "blockHash": cross.block_hash,
-        "blockNumber": cross.block_number,
+        "blockHash": credited.hash,
+        "blockNumber": credited.number,
         "hash": cross.hash,
         "from": hex_to_one(cross.sender),
         "to": hex_to_one(cross.to or ""),

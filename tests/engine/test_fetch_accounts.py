@@ -14,7 +14,6 @@ import pytest
 import hmyframe
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet._gen_staking import LOCK_EPOCHS
-from hmyframe.devnet.chain import CX_PENDING_BLOCKS
 from hmyframe.errors import AddressError, ConfigError, HistoryUnavailableError
 
 CHAIN = {"seed": 3, "blocks": 400, "epoch_length": 20, "validators": 40}
@@ -68,7 +67,7 @@ def test_cached_balances_are_read_again_without_a_request(net: Devnet, truth: Ch
     ]
     net.stats.reset()
     again = hmyframe.balances(addresses[::-1], blocks=[0, 40, 80, 120], shard=1, rpc=net, cache=tmp_path)
-    assert net.stats.calls_of("hmyv2_getBalanceByBlockNumber") == 0
+    assert net.stats.http_requests == 0  # not even the head: a cached block was at most the head
     pd.testing.assert_frame_equal(first, again)
     # one more address at a cached block: only it is asked for, the file grows by union
     extra = truth.accounts(1, 120)[300]
@@ -112,7 +111,8 @@ def test_history_and_a_node_without_it(net: Devnet, truth: Chain, make_devnet: o
     df = hmyframe.account_transactions([address], rpc=net)
     entries = truth.history(0, address)
     assert list(df["transaction_hash"]) == [e.tx_hash for e in entries]
-    want = ["self" if False else ("received" if e.received else "sent") for e in entries]
+    assert set(df["kind"]) == {"plain"}
+    want = ["received" if e.received else "sent" for e in entries]
     assert [d if d != "self" else "received" for d in df["direction"]] == want
     bare = make_devnet(blocks=20, explorer=False)  # type: ignore[operator]
     with pytest.raises(HistoryUnavailableError) as error:
@@ -121,6 +121,47 @@ def test_history_and_a_node_without_it(net: Devnet, truth: Chain, make_devnet: o
     assert "\n" not in str(error.value)
     empty = hmyframe.account_transactions(["0x" + "34" * 20], rpc=net)
     assert empty.empty
+
+
+def test_history_has_the_staking_transactions(net: Devnet, truth: Chain) -> None:
+    """Plain and staking rows in one frame: a validator's received Delegate/Undelegate and its
+    own staking transactions (kind "staking", the directive and amount of each), a plain
+    account's transfers; several addresses at once; both ends with a limit; v1 = v2."""
+    stxs = {s.hash: s for n in range(HEAD + 1) for s in truth.block(0, n).staking_transactions}
+    validator = max(truth.validator_addresses(), key=lambda v: len(truth.history(0, v, staking=True)))
+    plain = max(truth.accounts(0, HEAD)[:200], key=lambda a: len(truth.history(0, a)))
+    df = hmyframe.account_transactions([plain, validator], rpc=net)
+    mine = df[df["address_hex"] == validator]
+    staked = mine[mine["kind"] == "staking"]
+    entries = truth.history(0, validator, staking=True)
+    assert len(entries) >= 3
+    assert list(staked["transaction_hash"]) == [e.tx_hash for e in entries]
+    for row in staked.itertuples():
+        stx = stxs[row.transaction_hash]
+        assert row.directive == stx.directive
+        assert row.direction == ("sent" if stx.sender == validator else "received")
+        amount = stx.msg.get("amount")
+        assert (None if pd.isna(row.amount) else int(row.amount)) == amount
+        assert pd.isna(row.to_address)
+        assert pd.isna(row.value)
+    assert list(mine.loc[mine["kind"] == "plain", "transaction_hash"]) == [
+        e.tx_hash for e in truth.history(0, validator)
+    ]
+    assert list(df.loc[df["address_hex"] == plain, "transaction_hash"]) == [
+        e.tx_hash for e in truth.history(0, plain)
+    ]
+    newest = hmyframe.account_transactions([validator], rpc=net, order="desc", limit=2, staking=True)
+    assert list(newest.loc[newest["kind"] == "staking", "transaction_hash"]) == [
+        e.tx_hash for e in entries[-2:]
+    ]
+    oldest = hmyframe.account_transactions([validator], rpc=net, limit=1)
+    assert list(oldest.loc[oldest["kind"] == "staking", "transaction_hash"]) == [entries[0].tx_hash]
+    v1 = hmyframe.account_transactions([plain, validator], rpc=net, options=hmyframe.FetchOptions(version=1))
+    pd.testing.assert_frame_equal(v1, df)
+    on_shard_1 = hmyframe.account_transactions([validator], 1, rpc=net)
+    assert set(on_shard_1["kind"]) <= {"plain"}
+    with pytest.raises(ConfigError, match=r'^order must be "asc" or "desc", got \'up\'$'):
+        hmyframe.account_transactions([validator], rpc=net, order="up")
 
 
 def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[int, str], int]:
@@ -133,22 +174,13 @@ def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[i
         for kind, src, dst, value in zip(
             moved["kind"], moved["from_address_hex"], moved["to_address_hex"], moved["value"], strict=True
         ):
-            delta[(shard, src)] -= int(value)
-            if kind != "cross_shard":
+            if kind != "cross_shard_in":  # the payer is on this shard
+                delta[(shard, src)] -= int(value)
+            if kind != "cross_shard_out":  # the receiver is on this shard
                 delta[(shard, dst)] += int(value)
         receipts = hmyframe.receipts(b1 + 1, b2, shard, rpc=net, cache=cache)
         for src, fee in zip(receipts["from_address_hex"], receipts["fee"], strict=True):
             delta[(shard, src)] -= int(fee)
-        # cross-shard receipts: the devnet credits a send of block n at block n + CX_PENDING_BLOCKS
-        other = 1 - shard
-        lo, hi = b1 + 1 - CX_PENDING_BLOCKS, b2 - CX_PENDING_BLOCKS
-        if hi >= max(lo, 1):
-            sent = hmyframe.transactions(max(lo, 1), hi, other, rpc=net, cache=cache)
-            for to_shard, dst, value in zip(
-                sent["to_shard_id"], sent["to_address_hex"], sent["value"], strict=True
-            ):
-                if to_shard == shard:
-                    delta[(shard, dst)] += int(value)
     staking = hmyframe.staking_transactions(b1 + 1, b2, rpc=net, cache=cache)
     for directive, src, amount in zip(
         staking["directive"], staking["from_address_hex"], staking["amount"], strict=True
@@ -159,17 +191,18 @@ def _expected_deltas(net: Devnet, cache: Path, b1: int, b2: int) -> dict[tuple[i
     assert rewards["reason"].isna().all()
     for who, amount in zip(rewards["delegator_address_hex"], rewards["amount"], strict=True):
         delta[(0, who)] += int(amount)
-    # undelegations paid at the last block L of an epoch: those made LOCK_EPOCHS - 1 epochs before
+    # undelegations paid at the last block L of epoch E (the node's payoutUndelegations): those
+    # made in an epoch U with E - U >= LOCK_EPOCHS, read from the pending list before block L
     everyone = hmyframe.staking_transactions(0, b2, rpc=net, cache=cache)
     undelegators = sorted(set(everyone.loc[everyone["directive"] == "Undelegate", "from_address_hex"]))
     for last in range(19, b2 + 1, 20):
         if last <= b1 or not undelegators:
             continue
-        pending = hmyframe.delegator_undelegations(undelegators, block=last, rpc=net)
+        pending = hmyframe.delegator_undelegations(undelegators, block=last - 1, rpc=net)
         for who, amount, epoch in zip(
             pending["delegator_address_hex"], pending["amount"], pending["epoch"], strict=True
         ):
-            if epoch + LOCK_EPOCHS - 1 == last // 20:
+            if last // 20 - epoch >= LOCK_EPOCHS:
                 delta[(0, who)] += int(amount)
     return delta
 
@@ -228,3 +261,113 @@ def test_token_balances_and_holders_agree(net: Devnet, truth: Chain, tmp_path: P
     replayed = hmyframe.holders(token.address, 0, 300, rpc=net, cache=tmp_path)
     assert replayed.attrs["standard"] is True
     assert replayed.attrs["checked"] > 0
+
+
+def test_native_transfers_explain_cross_shard_inflows(net: Devnet, truth: Chain, cache: Path) -> None:
+    """Each shard's cross_shard_in rows are exactly the receipts its blocks credited (the
+    devnet's cx_in movements), at the crediting block, with the source shard and hash."""
+    for shard in (0, 1):
+        df = hmyframe.native_transfers(50, 250, shard, rpc=net, cache=cache)
+        got = df[df["kind"] == "cross_shard_in"]
+        want = [
+            (n, m.tx_hash, m.address, m.amount)
+            for n in range(50, 251)
+            for m in truth.balance_movements(shard, n)
+            if m.kind == "cx_in"
+        ]
+        assert len(want) > 5
+        assert sorted(
+            zip(
+                got["block_number"],
+                got["transaction_hash"],
+                got["to_address_hex"],
+                _ints(got["value"]),
+                strict=True,
+            )
+        ) == sorted(want)
+        assert set(got["from_shard_id"]) == {1 - shard}
+        assert set(got["to_shard_id"]) == set(got["shard_id"]) == {shard}
+        out = df[df["kind"] == "cross_shard_out"]
+        assert set(out["from_shard_id"]) == {shard}
+        assert set(out["to_shard_id"]) == {1 - shard}
+    v1 = hmyframe.native_transfers(50, 250, 1, rpc=net, cache=cache, options=hmyframe.FetchOptions(version=1))
+    pd.testing.assert_frame_equal(v1, df)
+
+
+def test_delegations_at_a_block_are_cached(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    """The delegations at a block never change: a second read sends nothing, also for a delegator
+    without delegations; a new delegator at a cached block is the only one asked."""
+    delegators = _delegators(truth, 250)
+    assert len(delegators) > 6
+    nobody = "0x" + "56" * 20
+    first = hmyframe.delegator_delegations([*delegators[:5], nobody], block=250, rpc=net, cache=tmp_path)
+    want = sorted(
+        (d, v, dl.amount, dl.reward)
+        for d in delegators[:5]
+        for v, dl in truth.delegations_by_delegator(d, 250)
+    )
+    got = sorted(
+        zip(first["delegator_address_hex"], first["validator_address_hex"], _ints(first["amount"]),
+            _ints(first["reward"]), strict=True)
+    )  # fmt: skip
+    assert got == want
+    assert nobody not in set(first["delegator_address_hex"])
+    net.stats.reset()
+    again = hmyframe.delegator_delegations([nobody, *delegators[:5]], block=250, rpc=net, cache=tmp_path)
+    assert net.stats.http_requests == 0
+    pd.testing.assert_frame_equal(first, again)
+    hmyframe.delegator_delegations([delegators[0], delegators[5]], block=250, rpc=net, cache=tmp_path)
+    assert net.stats.calls_of("hmyv2_getDelegationsByDelegatorByBlockNumber") == 1
+    with pytest.raises(ConfigError, match=r"^block 400 is beyond the head 399 of shard 0$"):
+        hmyframe.delegator_delegations([nobody], block=400, rpc=net, cache=tmp_path)
+
+
+def _delegators(truth: Chain, block: int) -> list[str]:
+    """Validators (self delegations) and every Delegate sender up to ``block``."""
+    senders = {
+        s.sender
+        for n in range(1, block + 1)
+        for s in truth.block(0, n).staking_transactions
+        if s.directive == "Delegate"
+    }
+    return sorted(senders | set(truth.validator_addresses()[:3]))
+
+
+def test_delegator_rewards_by_validator_and_epoch(net: Devnet, truth: Chain, tmp_path: Path) -> None:
+    """A delegator's rewards per validator and epoch against the chain: the unclaimed reward and
+    stake at each epoch's end, the CollectRewards payouts of each epoch (balance movements), and
+    accrued = unclaimed - unclaimed before + collected, exact."""
+    collectors: dict[str, int] = defaultdict(int)
+    for n in range(1, HEAD + 1):
+        for s in truth.block(0, n).staking_transactions:
+            if s.directive == "CollectRewards":
+                collectors[s.sender] += 1
+    who = max(collectors, key=lambda a: collectors[a])
+    df = hmyframe.delegator_rewards(who, epochs=range(1, 19), rpc=net, cache=tmp_path)
+    assert df.attrs["epochs"] == list(range(1, 19))
+    assert sorted(set(df["epoch"])) == list(range(1, 19))
+    paid_in: dict[int, int] = defaultdict(int)
+    for n in range(20, 19 * 20):
+        for m in truth.balance_movements(0, n):
+            if m.kind == "collect_rewards" and m.address == who:
+                paid_in[n // 20] += m.amount
+    assert sum(1 for v in paid_in.values() if v) >= 1
+    for epoch, group in df.groupby("epoch"):
+        last = int(epoch) * 20 + 19
+        assert set(group["last_block"]) == {last}
+        held = {v: d for v, d in truth.delegations_by_delegator(who, last)}
+        earlier = {v: d.reward for v, d in truth.delegations_by_delegator(who, last - 20)}
+        for row in group.itertuples():
+            d = held.get(row.validator_address_hex)
+            assert int(row.unclaimed) == (d.reward if d else 0)
+            assert int(row.stake) == (d.amount if d else 0)
+            assert int(row.accrued) == int(row.unclaimed) - earlier.get(row.validator_address_hex, 0) + int(
+                row.collected
+            )
+        assert sum(int(v) for v in group["collected"]) == paid_in.get(int(epoch), 0)
+    assert (df["accrued"].astype(object).map(int) >= 0).all()
+    # re-read: every delegation is cached, only the CollectRewards receipts are asked again
+    net.stats.reset()
+    again = hmyframe.delegator_rewards(who, epochs=range(1, 19), rpc=net, cache=tmp_path)
+    pd.testing.assert_frame_equal(df, again)
+    assert net.stats.calls_of("hmyv2_getDelegationsByDelegatorByBlockNumber") == 0

@@ -63,7 +63,7 @@ def test_pyhmy_transaction_history_equals_account_transactions(staking_net: Devn
         a=to_one(address),
         url=staking_net.urls[0],
     )
-    df = hmyframe.account_transactions([address], rpc=staking_net)
+    df = hmyframe.account_transactions([address], rpc=staking_net, staking=False)
     assert len(theirs) == len(df) > 10
     for tx, row in zip(theirs, df.to_dict("records"), strict=True):
         assert row["transaction_hash"] == tx["hash"]
@@ -95,6 +95,8 @@ def test_pyhmy_staking_history_and_delegations(staking_net: Devnet, chain: Chain
         blocks=[150, 299],
     )
     assert out["history"] == [e.tx_hash for e in chain.history(0, undelegator, staking=True)]
+    ours_history = hmyframe.account_transactions([undelegator], rpc=staking_net)
+    assert list(ours_history.loc[ours_history["kind"] == "staking", "transaction_hash"]) == out["history"]
     compared = 0
     for k, (who, block) in enumerate((d, b) for d in (undelegator, validator) for b in (150, 299)):
         ours = hmyframe.delegator_delegations([who], block=block, rpc=staking_net)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hmyframe.addresses import to_one as _one
+from hmyframe.devnet.chain import CX_PENDING_BLOCKS
 from hmyframe.devnet.methods._table import NULL as _NULL
 from hmyframe.devnet.methods._table import register
 from hmyframe.devnet.methods.blocks import block_number_or_hash
@@ -68,14 +69,22 @@ def _get_pending_cx_receipts(node: ShardState, gen: Gen, params: list[Any]) -> b
 
 
 def _get_cx_receipt_by_hash(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
+    """The receipt as the DESTINATION shard processed it: the node reads ``cxLookupKey``, which
+    only the destination writes (core/rawdb ``WriteCxLookupEntries`` over a block's incoming
+    receipts), so ``blockHash`` / ``blockNumber`` are the destination block that credited it;
+    the source shard, and the destination before that block, answer ``null``."""
     (raw_hash,) = arity(params, 1, 1)
-    tx = node.own_transaction(hash_param(raw_hash, 0))
-    if tx is None or not tx.is_cross_shard or tx.to is None:
+    tx = node.chain.find_transaction(hash_param(raw_hash, 0))
+    if tx is None or not tx.is_cross_shard or tx.to is None or not tx.success or tx.to_shard_id != node.shard:
         return _NULL
+    credited = tx.block_number + CX_PENDING_BLOCKS
+    if credited > node.head:
+        return _NULL
+    block = node.chain.block(node.shard, credited)
     num = hexq if gen == 1 else (lambda v: v)
     obj = {
-        "blockHash": tx.block_hash,
-        "blockNumber": num(tx.block_number),
+        "blockHash": block.hash,
+        "blockNumber": num(credited),
         "hash": tx.hash,
         "from": _one(tx.sender),
         "to": _one(tx.to),

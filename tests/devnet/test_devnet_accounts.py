@@ -237,3 +237,58 @@ async def test_staking_receipt_of_collect_rewards_has_the_log(net: Devnet, chain
         if m.tx_hash == stx.hash and m.amount > 0
     ]
     assert int(log["data"], 16) == paid[0]
+
+
+@pytest.mark.parametrize("quick_unlock", [None, (3, 9)])
+def test_undelegations_are_paid_when_the_nodes_lock_period_ends(quick_unlock: tuple[int, int] | None) -> None:
+    """internal/chain/engine.go payoutUndelegations: at the last block of epoch E an undelegation
+    made in epoch U is paid when E - U >= GetLockPeriodInEpoch(E): 7 (LockPeriodInEpoch), or 0
+    (LockPeriodInEpochV2) in the quick-unlock epochs; written here from the node's rule, not the
+    devnet's: every Undelegate of the chain is looked up in the payouts."""
+    chain = Chain(**STAKING_CHAIN, quick_unlock=quick_unlock)
+    length = STAKING_CHAIN["epoch_length"]
+
+    def lock(epoch: int) -> int:
+        return 0 if quick_unlock is not None and quick_unlock[0] <= epoch < quick_unlock[1] else 7
+
+    want: dict[tuple[str, int], int] = {}  # (delegator, payout block) -> amount
+    for n in range(1, 400):
+        for stx in chain.block(0, n).staking_transactions:
+            if stx.directive != "Undelegate":
+                continue
+            made = n // length
+            paid_in = next((e for e in range(made, 400 // length) if e - made >= lock(e)), None)
+            if paid_in is not None:
+                key = (stx.sender, paid_in * length + length - 1)
+                amount = stx.msg["amount"]
+                assert isinstance(amount, int)
+                want[key] = want.get(key, 0) + amount
+    got: dict[tuple[str, int], int] = {}
+    for n in range(length - 1, 400, length):
+        for m in chain.balance_movements(0, n):
+            if m.kind == "undelegation_payout":
+                got[(m.address, n)] = got.get((m.address, n), 0) + m.amount
+    assert got == want
+    assert len(want) >= 3
+    if quick_unlock is not None:  # paid in the undelegation's own epoch
+        assert any(b // length < 9 and b // length >= 3 for _, b in got)
+
+
+def test_collect_rewards_pays_the_rewards_the_state_before_showed(chain: Chain) -> None:
+    """The node runs a block's staking transactions before its Finalize adds the block's rewards:
+    a CollectRewards of block c pays exactly the rewards the state after block c - 1 shows (its
+    delegations by delegator), and the state after c holds only block c's own reward."""
+    checked = 0
+    for n in range(1, 400):
+        for stx in chain.block(0, n).staking_transactions:
+            if stx.directive != "CollectRewards":
+                continue
+            before = chain.delegations_by_delegator(stx.sender, n - 1)
+            paid = sum(
+                m.amount for m in chain.balance_movements(0, n) if m.tx_hash == stx.hash and m.amount > 0
+            )
+            assert paid == sum(d.reward for _, d in before) > 0
+            after = {v: d.reward for v, d in chain.delegations_by_delegator(stx.sender, n)}
+            assert sum(after.values()) < paid
+            checked += 1
+    assert checked >= 5
