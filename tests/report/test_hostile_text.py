@@ -3,7 +3,7 @@
 A devnet serving hostile token names and symbols and validator descriptions
 (``Devnet(hostile_text=True)``: 10,000-character names, U+202E RIGHT-TO-LEFT OVERRIDE, zero-width
 and control characters, HTML and script, newlines, emoji, mathtext dollars) feeds the throughput,
-staking and validator reports. In the browser: nothing sticks out of the page, no script or
+staking, validator and account reports (the account's label, given by the caller, is as hostile). In the browser: nothing sticks out of the page, no script or
 markup came in with the names, the right-to-left override and the control characters show as
 visible escapes (and are nowhere in the page as themselves), and the "Most active tokens" chart
 keeps its bars (a 10,000-character label once squeezed them to nothing).
@@ -23,7 +23,7 @@ from report_browser import PageReport, open_page
 
 import hmyframe
 from hmyframe import report
-from hmyframe.devnet import Devnet
+from hmyframe.devnet import Chain, Devnet
 
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "reports"
 OPTIONS = hmyframe.FetchOptions(validator_pacing=None)
@@ -51,6 +51,11 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Seen]:
         reversed_name = head["name"].astype(object).str.startswith("\u202e")
         address = head.loc[reversed_name, "validator_address"].iloc[0]
         paths["validator"] = report.validator_report(folder / "validator.html", address, epochs=3, **common)
+        holder = _holder(net.chain, 599)
+        label = "\u202eevil <script>alert(2)</script> $x$ " + "L" * 500
+        paths["account"] = report.account_report(
+            folder / "account.html", holder, epochs=2, labels={holder: label}, **common
+        )
     out: dict[str, Seen] = {}
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, path in paths.items():
@@ -60,6 +65,16 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Seen]:
     return out
 
 
+def _holder(chain: Chain, head: int) -> str:
+    """The token holder of shard 0 holding the most tokens at ``head``."""
+    counts: dict[int, int] = {}
+    for balances in chain.token_ledger(0, head).balances.values():
+        for i, v in balances.items():
+            if v:
+                counts[i] = counts.get(i, 0) + 1
+    return chain.token_holder(max(counts, key=lambda i: counts[i]))
+
+
 def hidden_characters(text: str) -> set[str]:
     """Characters a reader would not see as themselves (layout newlines and tabs aside)."""
     return {
@@ -67,7 +82,7 @@ def hidden_characters(text: str) -> set[str]:
     }
 
 
-@pytest.mark.parametrize("name", ["throughput", "staking", "validator"])
+@pytest.mark.parametrize("name", ["throughput", "staking", "validator", "account"])
 def test_hostile_names_leave_the_layout_intact(seen: dict[str, Seen], name: str) -> None:
     page = seen[name].page
     layout = page.layout
@@ -124,3 +139,15 @@ def test_staking_and_validator_reports_escape_validator_names(seen: dict[str, Se
     validator = seen["validator"].page
     assert validator.title.startswith("Validator report: \\u202e")
     assert "\u202e" not in seen["validator"].path.read_text()
+
+
+def test_account_report_escapes_token_names_and_its_label(seen: dict[str, Seen]) -> None:
+    account = seen["account"].page
+    assert account.title.startswith("Account report: \\u202eevil <script>alert(2)</script>")
+    assert "L" * 60 not in account.title  # the 500-character label, cut
+    held = account.text[account.text.index("Tokens held") :]
+    assert any(s in held for s in ("\\u202eevil", "\\x1b[31mRED", "NL\\nCR\\rTAB")), held[:600]
+    assert "W" * 40 not in held
+    markup = seen["account"].path.read_text()
+    assert "\u202e" not in markup
+    assert "<script>alert(2)" not in markup
