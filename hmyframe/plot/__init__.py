@@ -15,6 +15,8 @@ Throughput (:mod:`hmyframe.plot.throughput`)
     :func:`cross_shard`, :func:`staking_directives`.
 Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
     :func:`fees`, :func:`failed_share`, :func:`top_tokens`.
+DEX (:mod:`hmyframe.plot.dex`; the frames of :mod:`hmyframe.metrics.dex`)
+    :func:`dex_prices`, :func:`dex_price`, :func:`dex_volume`, :func:`dex_liquidity`.
 Live (:mod:`hmyframe.plot.live`)
     :func:`live`: transactions and gas per minute per shard over the last minutes, following
     the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
@@ -31,6 +33,7 @@ helpers of :mod:`hmyframe.plot._style`.
 from __future__ import annotations
 
 from hmyframe.plot._style import RC, fmt_count, fmt_one, fmt_percent, style
+from hmyframe.plot.dex import dex_liquidity, dex_price, dex_prices, dex_volume
 from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
@@ -62,6 +65,10 @@ __all__ = [
     "commission_distribution",
     "cross_shard",
     "delegator_concentration",
+    "dex_liquidity",
+    "dex_price",
+    "dex_prices",
+    "dex_volume",
     "failed_share",
     "fees",
     "fmt_count",
