@@ -65,7 +65,8 @@ def register(subparsers: Any) -> None:
 
     throughput = reports.add_parser(
         "throughput",
-        help="a block range: transactions, gas, block times, cross-shard share, staking directives",
+        help="a block range: transactions, gas, block times, cross-shard share, staking directives, fees, "
+        "tokens, DEX swaps",
         description="Throughput report of blocks --start..--end of each shard.",
     )
     throughput.add_argument("--start", type=_block_or_time, required=True, help="first block")
@@ -75,6 +76,14 @@ def register(subparsers: Any) -> None:
     throughput.add_argument("--shard", type=_shard, default="all", help="a shard number or 'all' (default)")
     throughput.add_argument(
         "--freq", default="auto", help="time bucket: min, 5min, h, D... or auto (default)"
+    )
+    throughput.add_argument(
+        "--wone",
+        action="append",
+        default=None,
+        metavar="ADDRESS",
+        help="the wrapped ONE token the DEX section values swaps through (default: mainnet's WONE); "
+        "repeatable: one per shard on the devnet",
     )
     _common(throughput)
     throughput.set_defaults(handler=run)
@@ -104,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
             args.out, block=args.block, compare=args.compare, history=args.history, **common
         )
     elif args.report == "throughput":
-        path = throughput_report(args.out, args.start, args.end, shard=args.shard, freq=args.freq, **common)
+        dex = {"wone": args.wone} if args.wone else {}
+        path = throughput_report(
+            args.out, args.start, args.end, shard=args.shard, freq=args.freq, **dex, **common
+        )
     else:
         path = validator_report(args.out, args.address, epochs=args.epochs, **common)
     print(f"wrote the {args.report} report to {path.resolve()}")

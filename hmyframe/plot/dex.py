@@ -269,8 +269,9 @@ def dex_volume(swaps: pd.DataFrame, freq: str = "auto", n: int = 5, *, ax: Axes 
             for s, p in zip(per_bucket_table["shard_id"], per_bucket_table["pair_hex"], strict=True)
         ]
         per_bucket_table["series"] = [k if k in top else _OTHER for k in series]
+        per_bucket_table["shown"] = metrics.floats(per_bucket_table[column])
         wide = per_bucket_table.pivot_table(
-            index="timestamp", columns="series", values=column, aggfunc="sum", fill_value=0.0
+            index="timestamp", columns="series", values="shown", aggfunc="sum", fill_value=0.0
         ).astype(float)
         order = [k for k in top if k in wide.columns] + ([_OTHER] if _OTHER in wide.columns else [])
         wide = wide[order]
