@@ -9,6 +9,7 @@ metrics derive through the WONE pairs.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
@@ -200,9 +201,10 @@ def dex_price(
         prices = metrics.floats(rows["price_float"])
         if prices.isna().all():
             return empty(ax, f"{name}: price", "No price: the tokens' decimals are unknown")
+        exponent = _exponent(prices)
         ax.step(
             utc_naive(rows["timestamp"]),
-            prices.to_numpy(),
+            prices.to_numpy() / 10.0**exponent,
             where="post",
             color=PALETTE[0],
             label="pool (after each block)",
@@ -216,14 +218,15 @@ def dex_price(
             if len(part):
                 ax.scatter(
                     utc_naive(part["timestamp"]),
-                    metrics.floats(part["price_float"]),
+                    metrics.floats(part["price_float"]) / 10.0**exponent,
                     s=12,
                     color=color,
                     label=label,
                     zorder=3,
                 )
         utc_time_axis(ax)
-        ax.set_ylabel(f"{unit1} per {unit0}")
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # no offset text over the title
+        ax.set_ylabel(f"{unit1} per {unit0}" + (f" (x 1e{exponent})" if exponent else ""))
         legend_outside(ax)
         title(
             ax,
@@ -232,6 +235,15 @@ def dex_price(
             f"{fmt_count(len(traded))} swaps · {short_address(address)}",
         )
         return ax
+
+
+def _exponent(prices: pd.Series) -> int:
+    """The power of ten a pair's prices are shown in when they are very large or very small
+    (5.05e-11 dUSD per HUGE: ``-11``, the axis in units of 1e-11); 0 from 0.001 to 10,000."""
+    largest = float(np.nanmax(np.abs(prices.to_numpy()))) if prices.notna().any() else 0.0
+    if largest == 0.0 or 1e-3 <= largest < 1e4:
+        return 0
+    return int(np.floor(np.log10(largest)))
 
 
 def _pair_swaps(swaps: pd.DataFrame | None, address: str, shard: int) -> pd.DataFrame:

@@ -209,3 +209,21 @@ def test_hostile_symbols_are_escaped_short_and_keep_the_pairs_apart() -> None:
         assert re.search(r" · 0x\w{6}…\w{4}", label), label  # the pair's address beside its symbols
     assert any("\\u202eevil" in label for label in labels)  # dUSD's symbol, the override written out
     assert any("\\x1b[31mRED" in label for label in labels)  # B32's, an ANSI escape written out
+
+
+def test_a_tiny_price_is_drawn_in_a_power_of_ten_named_on_the_axis() -> None:
+    data = fetched(False)
+    reserves = data["reserves"]
+    huge = reserves[(reserves["token0_symbol"] == "HUGE") & (reserves["token1_symbol"] == "dUSD")]
+    shard, pair = int(huge["shard_id"].iloc[0]), str(huge["pair_hex"].iloc[0])
+    figure, ax = draw(
+        "price_tiny", lambda ax: plot.dex_price(reserves, pair, data["swaps"], shard=shard, ax=ax)
+    )
+    prices = block_ends(huge[huge["shard_id"] == shard])["price_float"].to_numpy()
+    exponent = int(np.floor(np.log10(prices.max())))
+    assert exponent < -10  # dUSD (6 decimals) per HUGE (10**32 of them in the pool)
+    assert ax.get_ylabel() == f"dUSD per HUGE (x 1e{exponent})"
+    (pool,) = ax.lines
+    assert list(pool.get_ydata()) == pytest.approx(list(prices / 10.0**exponent))
+    figure.draw_without_rendering()
+    assert ax.yaxis.get_offset_text().get_text() == ""  # no "1e-11" written over the title
