@@ -116,22 +116,20 @@ class _Pairs:
         def column(name: str) -> list[Any]:
             return pairs[name].astype(object).tolist() if name in pairs.columns else [None] * n
 
-        shards = column("shard_id")
-        for i, (address, t0, t1) in enumerate(
-            zip(column(key), column("token0_hex"), column("token1_hex"), strict=True)
-        ):
+        names = ("shard_id", "token0_hex", "token1_hex", "token0_symbol", "token1_symbol")
+        rows = zip(
+            column(key),
+            *(column(c) for c in names),
+            column("token0_decimals"),
+            column("token1_decimals"),
+            strict=True,
+        )
+        for address, shard, t0, t1, s0, s1, d0, d1 in rows:
             if is_missing(address):
                 continue
-            shard = _int(shards[i])
-            pair = _Pair(
-                None if is_missing(t0) else str(t0).lower(),
-                None if is_missing(t1) else str(t1).lower(),
-                _text(column("token0_symbol")[i]),
-                _text(column("token1_symbol")[i]),
-                _int(column("token0_decimals")[i]),
-                _int(column("token1_decimals")[i]),
-            )
-            self._by[(shard, str(address).lower())] = pair
+            hex0, hex1 = (None if is_missing(t) else str(t).lower() for t in (t0, t1))
+            pair = _Pair(hex0, hex1, _text(s0), _text(s1), _int(d0), _int(d1))
+            self._by[(_int(shard), str(address).lower())] = pair
 
     def get(self, shard: int, pair: str) -> _Pair:
         return self._by.get((shard, pair)) or self._by.get((None, pair)) or _UNKNOWN
