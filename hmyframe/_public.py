@@ -59,6 +59,7 @@ from hmyframe.engine import (
     fetch_balances,
     fetch_delegator_rewards,
     fetch_delegator_table,
+    fetch_dex_pairs,
     fetch_holders,
     fetch_native_transfers,
     fetch_pending_cx_receipts,
@@ -289,6 +290,19 @@ PARAMETERS: dict[str, str] = {
         "cross-shard sends it may credit (a receipt normally lands within seconds)."
     ),
     "check": "How many holders (the largest) to check against ``balanceOf`` at the last block.",
+    "dex_pairs": (
+        "UniswapV2-style pair contracts, one1 or 0x: one string, a sequence or a pandas Series (e.g. "
+        '``swaps["address"].unique()`` of decoded Swap events); a pair given twice is asked once.'
+    ),
+    "pair_block": (
+        "Block at which to read the pairs (``None``: the shard's head, asked now); the state after "
+        'it. The block used is in ``df.attrs["block"]`` and in the ``block_number`` column.'
+    ),
+    "with_pair_tokens": (
+        "``True`` (default) adds each pair's tokens' ``token0_name``, ``token0_symbol``, "
+        "``token0_decimals`` and ``token1_*`` (the ``tokens`` dataset at the same block, cached); "
+        "``False`` reads the pairs only."
+    ),
     "dataset": "A dataset name (``hmyframe.DATASETS``); range datasets take ``start`` / ``end`` / ``shard``, snapshot datasets ``block``.",
     "fetch_start": "As ``start`` of the range fetchers (range datasets only).",
     "fetch_block": "As ``block`` of the snapshot fetchers (snapshot datasets only).",
@@ -1214,6 +1228,56 @@ async def delegator_rewards(
     async with _session(rpc, None, cache, options) as session:
         with Progress.make(progress, "delegator rewards", unit="answers") as bar:
             return await fetch_delegator_rewards(session, delegators, epochs, progress=bar.update)
+
+
+@_public(
+    "lookup",
+    "dex_pairs",
+    "UniswapV2-style pairs at a block: each one's token0, token1 and reserves, with its tokens' "
+    "names, symbols and decimals.",
+    [
+        ("pairs", "dex_pairs"),
+        ("block", "pair_block"),
+        ("shard", "lookup_shard"),
+        ("with_tokens", "with_pair_tokens"),
+        "rpc",
+        "cache",
+        "options",
+        "progress",
+        "output",
+    ],
+    _frame_returns(
+        "dex_pairs",
+        " With ``with_tokens``: ``token0_name``, ``token0_symbol``, ``token0_decimals`` and the same for "
+        'token1. ``df.attrs["block"]`` holds the block.',
+    ),
+    ds.get("dex_pairs").notes,
+    ">>> import hmyframe\n"
+    '>>> swaps = hmyframe.events("uniswap_v2_pair", 0, 999, event="Swap", rpc="devnet")  # doctest: +SKIP\n'
+    '>>> pairs = hmyframe.dex_pairs(swaps["address"].unique(), block=999, rpc="devnet")  # doctest: +SKIP',
+)
+async def dex_pairs(
+    pairs: Any,
+    block: int | None = None,
+    shard: int = 0,
+    *,
+    with_tokens: bool = True,
+    rpc: object = None,
+    cache: CacheArg = True,
+    options: FetchOptions | None = None,
+    progress: ProgressArg = False,
+    output: Output = "pandas",
+) -> Frame:
+    check_output(output)
+    flag: object = with_tokens
+    if not isinstance(flag, bool):
+        raise ConfigError(f"with_tokens must be True or False, got {short_repr(flag)}")
+    async with _session(rpc, None, cache, options) as session:
+        with Progress.make(progress, "DEX pairs", unit="pairs") as bar:
+            at, table = await fetch_dex_pairs(
+                session, pairs, block, shard, with_tokens=with_tokens, progress=bar.update
+            )
+    return to_output(table, output, {"block": at})
 
 
 # --------------------------------------------------------------------------- decoded contracts

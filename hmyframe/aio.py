@@ -63,6 +63,8 @@ rewards_collected = _public.rewards_collected
 token_balances = _public.token_balances
 holders = _public.holders
 delegator_rewards = _public.delegator_rewards
+# UniswapV2-style pairs at a block (their tokens and reserves, by call)
+dex_pairs = _public.dex_pairs
 # contract events and calls decoded by an ABI (read through the logs / transactions / traces cache)
 events = _public.events
 calls = _public.calls

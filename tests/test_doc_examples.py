@@ -140,6 +140,22 @@ def _reports(ns: dict[str, Any]) -> None:
     assert ns["path"].read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
 
 
+def _defi(ns: dict[str, Any]) -> None:
+    pairs, last, volume, swaps = ns["pairs"], ns["last"], ns["volume"], ns["swaps"]
+    called = {(r.shard_id, r.pair_address_hex): (r.reserve0, r.reserve1) for r in pairs.itertuples()}
+    assert len(last) == len(called) == 10  # five pairs per shard, each traded
+    for row in last.itertuples():  # "each pair's state at the end": getReserves() at block 599
+        assert (row.reserve0, row.reserve1) == called[(row.shard_id, row.pair_hex)]
+    for row in volume.itertuples():  # "exact volume of each token"
+        mine = swaps[(swaps.shard_id == row.shard_id) & (swaps.pair_hex == row.pair_hex)]
+        assert int(row.volume0) == sum(
+            int(a) + int(b) for a, b in zip(mine.amount0In, mine.amount0Out, strict=True)
+        )
+    assert ns["trades"]["chained"].all()
+    assert ns["trades"]["hops"].max() == 3  # "a route through 3 pairs is one trade"
+    assert ns["per_hour"]["timestamp"].notna().all()
+
+
 #: Claims checked after a page's blocks ran, by page (relative to the repository root).
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "README.md": _readme,
@@ -147,6 +163,7 @@ CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "docs/analysing.md": _analysing,
     "docs/metrics.md": _metrics,
     "docs/reports.md": _reports,
+    "docs/defi.md": _defi,
 }
 
 RUNNABLE = [p for p in pages() if any(b.runs for b in blocks(p))]

@@ -29,8 +29,9 @@ from hmyframe.devnet.receipts import LOG_HASHES
 
 __all__ = ["register", "run"]
 
-#: The devnet's own default of ``Devnet(token_density=...)``.
+#: The devnet's own defaults of ``Devnet(token_density=...)`` and ``Devnet(dex_density=...)``.
 DEFAULT_TOKEN_DENSITY: float = inspect.signature(Devnet).parameters["token_density"].default
+DEFAULT_DEX_DENSITY: float = inspect.signature(Devnet).parameters["dex_density"].default
 
 _EPILOG = """\
 fault spec (--faults), rules separated by ';':
@@ -101,6 +102,22 @@ def _network_arguments(parser: argparse.ArgumentParser) -> None:
             f"per block with plain transactions, 0 to 50 (default {DEFAULT_TOKEN_DENSITY}; 0: none)"
         ),
     )
+    parser.add_argument(
+        "--dex-density",
+        type=float,
+        default=DEFAULT_DEX_DENSITY,
+        metavar="TX_PER_BLOCK",
+        help=(
+            "expected transactions of the UniswapV2-style exchange (swaps, liquidity, wraps) per block "
+            f"with plain transactions, 0 to 50 (default {DEFAULT_DEX_DENSITY}; 0: none, no pair is created)"
+        ),
+    )
+    parser.add_argument(
+        "--hostile-text",
+        action="store_true",
+        help="token names and symbols and validator descriptions chosen to break displays (10,000 "
+        "characters, right-to-left override, control characters, HTML, emoji)",
+    )
 
 
 def _answer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -165,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         epoch_length=args.epoch_length,
         validators=args.validators,
         token_density=args.token_density,
+        dex_density=args.dex_density,
+        hostile_text=args.hostile_text,
         faults=faults,
         gzip=not args.no_gzip,
         mine_every=args.mine_every,

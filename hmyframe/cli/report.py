@@ -72,7 +72,8 @@ def _staking(reports: Any) -> argparse.ArgumentParser:
 def _throughput(reports: Any) -> argparse.ArgumentParser:
     throughput: argparse.ArgumentParser = reports.add_parser(
         "throughput",
-        help="a block range: transactions, gas, block times, cross-shard share, staking directives",
+        help="a block range: transactions, gas, block times, cross-shard share, staking directives, fees, "
+        "tokens, DEX swaps",
         description="Throughput report of blocks --start..--end of each shard.",
     )
     throughput.add_argument("--start", type=_block_or_time, required=True, help="first block")
@@ -82,6 +83,14 @@ def _throughput(reports: Any) -> argparse.ArgumentParser:
     throughput.add_argument("--shard", type=_shard, default="all", help="a shard number or 'all' (default)")
     throughput.add_argument(
         "--freq", default="auto", help="time bucket: min, 5min, h, D... or auto (default)"
+    )
+    throughput.add_argument(
+        "--wone",
+        action="append",
+        default=None,
+        metavar="ADDRESS",
+        help="the wrapped ONE token the DEX section values swaps through (default: mainnet's WONE); "
+        "repeatable: one per shard on the devnet",
     )
     return throughput
 
@@ -148,7 +157,10 @@ def run(args: argparse.Namespace) -> int:
             args.out, block=args.block, compare=args.compare, history=args.history, **common
         )
     elif args.report == "throughput":
-        path = throughput_report(args.out, args.start, args.end, shard=args.shard, freq=args.freq, **common)
+        dex = {"wone": args.wone} if args.wone else {}
+        path = throughput_report(
+            args.out, args.start, args.end, shard=args.shard, freq=args.freq, **dex, **common
+        )
     elif args.report == "account":
         path = account_report(
             args.out,

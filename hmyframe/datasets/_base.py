@@ -266,7 +266,8 @@ class ConvertContext:
     token_calls
         ``tokens`` source: ``(address, block, function)`` each payload answers, in payload
         order; ``function`` is ``"getCode"``, ``"name"``, ``"symbol"``, ``"decimals"`` or
-        ``"totalSupply"`` (see :mod:`hmyframe.datasets.tokens`).
+        ``"totalSupply"`` (see :mod:`hmyframe.datasets.tokens`); ``dex_pairs`` source: ``(pair,
+        block, function)``, ``function`` ``"token0"``, ``"token1"`` or ``"getReserves"``.
     token_holders
         ``token_balances`` source: ``(token, holder, block)`` each ``balanceOf`` answer is for,
         in payload order.

@@ -570,6 +570,7 @@ BUILT_IN_DATASETS: tuple[str, ...] = (
     "native_transfers",
     "rewards_collected",
     "token_balances",
+    "dex_pairs",
 )
 
 #: Datasets of validator snapshots (every page of ``getAllValidatorInformationByBlockNumber``).
@@ -589,6 +590,8 @@ LOOKUP_DATASETS: tuple[str, ...] = (
     "native_transfers",
     "rewards_collected",
     "token_balances",
+    # DEX pairs at a block (hmyframe.engine._dex), cached per block as tokens
+    "dex_pairs",
 )
 
 

@@ -10,16 +10,20 @@ first ``addLiquidity`` of each (the router calls ``factory.createPair``, which c
 pair and emits ``PairCreated``): WONE/dUSD (a 6-decimals token), dUSD/HUGE and WONE/HUGE (the
 token whose balances pass 10**38 units), CAFE/dUSD (8 decimals) and B32/WONE.
 
-Every contract is a Python transcription of its Solidity source (UniswapV2Pair, UniswapV2Factory,
-UniswapV2Router02, UniswapV2Library, TransferHelper, WETH9): the same checks in the same order
-with the same revert reasons, the same integer arithmetic (fee 0.3 %: ``amountIn * 997``,
-the ``balance * 1000 - amountIn * 3`` K check, ``sqrt(amount0 * amount1) - 1000`` for the
-first liquidity, uint112 reserves, the uint32 timestamp and the wrapping price accumulators),
-and the same external calls in the same order, recorded as the transaction's call tree (the
-trace: ``call`` / ``staticcall`` / ``create`` frames with their call data, values and return
-data) and its logs (``Transfer`` from the token contracts, ``Sync`` then ``Swap`` / ``Mint`` /
-``Burn`` from the pairs). A transaction that reverts keeps its call tree up to the revert,
-loses its logs and its state changes.
+The contracts are a model of the observable behaviour of the UniswapV2 contracts (pair,
+factory, router and its library) and of WETH9, written for the devnet in its own terms: what a
+client sees of them is what it would see of the deployed contracts. The same checks come in the
+same order with the same revert reasons; the arithmetic is the same integer arithmetic (the
+0.3 % fee: an input counts as ``amountIn * 997 / 1000``, the invariant is checked on balances
+scaled by 1000 less three times the input, the first liquidity is ``isqrt(amount0 * amount1)``
+less 1000 locked at the zero address, reserves are uint112, the block time a uint32 and the
+price accumulators wrap at 2**256); the events have the same layouts and come in the same order;
+the external calls are the same calls in the same order, recorded as the transaction's call
+tree (the trace: ``call`` / ``staticcall`` / ``create`` frames with their call data, values and
+return data) beside its logs (``Transfer`` from the token contracts, ``Sync`` then ``Swap`` /
+``Mint`` / ``Burn`` from the pairs). A transaction that reverts keeps its call tree up to the
+revert, loses its logs and its state changes. Nothing here is taken from those contracts'
+sources: only the facts above (formulas, revert strings, event and call layouts) are shared.
 
 A UniswapV2 pair cannot hold more than ``2**112 - 1`` (about 5.2 * 10**33) of a token:
 ``_update`` reverts with ``UniswapV2: OVERFLOW`` beyond it. So the HUGE pairs' reserves stay
@@ -194,7 +198,8 @@ def _addresses(items: list[str]) -> str:
 
 
 def _amount_out(amount_in: int, reserve_in: int, reserve_out: int) -> int:
-    """UniswapV2Library.getAmountOut (reverts as the library does)."""
+    """What a swap of ``amount_in`` against ``reserve_in`` / ``reserve_out`` pays out after the
+    0.3 % fee (the router library's ``getAmountOut``, with its reverts)."""
     if amount_in <= 0:
         raise _Revert(error_string("UniswapV2Library: INSUFFICIENT_INPUT_AMOUNT"))
     if reserve_in <= 0 or reserve_out <= 0:
@@ -204,7 +209,7 @@ def _amount_out(amount_in: int, reserve_in: int, reserve_out: int) -> int:
 
 
 def _quote(amount_a: int, reserve_a: int, reserve_b: int) -> int:
-    """UniswapV2Library.quote."""
+    """``amount_a`` of one token in the other at the reserves' ratio (the library's ``quote``)."""
     if amount_a <= 0:
         raise _Revert(error_string("UniswapV2Library: INSUFFICIENT_AMOUNT"))
     if reserve_a <= 0 or reserve_b <= 0:
@@ -847,7 +852,7 @@ class DexEngine:
                 with ex.call("call", router, dex.wone, amounts[0], "0x" + SEL_DEPOSIT, _G_DEPOSIT):
                     self._wone_deposit_effects(ex, dex.wone, router, amounts[0])
                 if not self._token_transfer(ex, dex, router, dex.wone, first, amounts[0]):
-                    raise _Revert("0x")  # assert(IWETH(WETH).transfer(...))
+                    raise _Revert("0x")  # WONE's transfer said false: a failed assertion, no reason
             else:
                 self._safe_transfer_from(ex, dex, router, path[0], account, first, amounts[0])
             self._swap_hops(ex, dex, router, amounts, path, router if kind == "eth_out" else account)
@@ -855,7 +860,7 @@ class DexEngine:
                 out = amounts[-1]
                 with ex.call("call", router, dex.wone, 0, "0x" + SEL_WITHDRAW + _word(out), _G_WITHDRAW):
                     self._wone_withdraw_effects(ex, dex.wone, router, out, receiver_code=True)
-                with ex.call("call", router, account, out, "0x", 0):  # TransferHelper.safeTransferETH
+                with ex.call("call", router, account, out, "0x", 0):  # the ONE paid out: a call with value
                     pass
             return "0x" + _word(32) + _word(len(amounts)) + "".join(_word(a) for a in amounts)
 
@@ -891,7 +896,7 @@ class DexEngine:
                 else:
                     optimal_a = _quote(want_b, reserve_b, reserve_a)
                     if optimal_a > want_a:
-                        raise _Revert("0x")  # assert
+                        raise _Revert("0x")  # no amount of A fits the offer either: a failed assertion
                     amount_a, amount_b = optimal_a, want_b
             target = self._pair_for(dex, a, b)
             self._safe_transfer_from(ex, dex, router, a, account, target, amount_a)
@@ -915,7 +920,7 @@ class DexEngine:
         def body(ex: _Exec) -> str:
             router = dex.router
             target = self._pair_for(dex, a, b)
-            # IUniswapV2Pair(pair).transferFrom(msg.sender, pair, liquidity)
+            # the trader's LP tokens go to the pair, which burns them
             input_ = "0x" + SEL_TRANSFER_FROM + _aw(account) + _aw(target) + _word(liquidity)
             with ex.call("call", router, target, 0, input_, _G_TRANSFER_FROM) as frame:
                 self._debit(ex, target, account, liquidity, self._insufficient(dex, target))
@@ -930,7 +935,7 @@ class DexEngine:
 
     # ------------------------------------------------------------------ contract code
     def _pair_for(self, dex: DexContracts, a: str, b: str) -> str:
-        """UniswapV2Library.pairFor: the pair of two tokens (an address known before creation)."""
+        """The pair of two tokens (its address is known before it is created, as ``pairFor`` gives it)."""
         for pair in dex.pairs:
             if {pair.token0, pair.token1} == {a, b}:
                 return pair.address
@@ -1002,9 +1007,9 @@ class DexEngine:
     def _wone_withdraw_effects(
         self, ex: _Exec, wone: str, account: str, amount: int, *, receiver_code: bool = False
     ) -> None:
-        self._debit(ex, wone, account, amount, "0x")  # require(balanceOf[msg.sender] >= wad)
+        self._debit(ex, wone, account, amount, "0x")  # beyond the balance: a revert without a reason
         ex.state.supply[wone] -= amount
-        # msg.sender.transfer(wad): the 2300-gas stipend; the router's receive() checks the sender
+        # the ONE goes back with only the 2300-gas stipend; the router's receive hook checks the sender
         with ex.call("call", wone, account, amount, "0x", _G_RECEIVE if receiver_code else 0, stipend=True):
             pass
         ex.log(wone, (WITHDRAWAL_TOPIC, _topic(account)), _word(amount))
@@ -1019,7 +1024,7 @@ class DexEngine:
         return found
 
     def _create_pair(self, ex: _Exec, dex: DexContracts, caller: str, a: str, b: str) -> str:
-        """UniswapV2Factory.createPair: the pair created (CREATE2), initialised, PairCreated."""
+        """The factory's ``createPair``: the pair created (CREATE2), initialised, ``PairCreated``."""
         if a == b:
             raise _Revert(error_string("UniswapV2: IDENTICAL_ADDRESSES"))
         token0, token1 = (a, b) if a < b else (b, a)
@@ -1051,7 +1056,7 @@ class DexEngine:
         return target
 
     def _get_reserves(self, ex: _Exec, dex: DexContracts, caller: str, a: str, b: str) -> tuple[int, int]:
-        """UniswapV2Library.getReserves: the pair's reserves in the order ``a, b``."""
+        """The pair's reserves asked by ``getReserves`` (a static call), in the order ``a, b``."""
         target = self._pair_for(dex, a, b)
         with ex.call("staticcall", caller, target, 0, "0x" + SEL_GET_RESERVES, _G_GET_RESERVES) as f:
             if target not in ex.state.created:
@@ -1063,7 +1068,8 @@ class DexEngine:
     def _amounts_out(
         self, ex: _Exec, dex: DexContracts, caller: str, amount_in: int, path: list[str]
     ) -> list[int]:
-        """UniswapV2Library.getAmountsOut."""
+        """Each hop's amount along ``path`` for ``amount_in`` (the library's ``getAmountsOut``: the
+        pairs' reserves asked hop by hop)."""
         if len(path) < 2:
             raise _Revert(error_string("UniswapV2Library: INVALID_PATH"))
         amounts = [amount_in]
@@ -1090,7 +1096,7 @@ class DexEngine:
     def _swap_hops(
         self, ex: _Exec, dex: DexContracts, router: str, amounts: list[int], path: list[str], to: str
     ) -> None:
-        """UniswapV2Router02._swap."""
+        """The router's hops: each pair's ``swap`` pays the next pair (the last one ``to``)."""
         for i in range(len(path) - 1):
             inp, out = path[i], path[i + 1]
             token0 = inp if inp < out else out
@@ -1100,7 +1106,7 @@ class DexEngine:
             self._pair_swap(ex, dex, router, self._pair_for(dex, inp, out), out0, out1, hop_to)
 
     def _update(self, ex: _Exec, target: str, balance0: int, balance1: int, r0: int, r1: int) -> None:
-        """UniswapV2Pair._update: uint112 bound, price accumulators, reserves, Sync."""
+        """A pair's reserves set to its balances: the uint112 bound, the price accumulators, ``Sync``."""
         if balance0 > MAX_UINT112 or balance1 > MAX_UINT112:
             raise _Revert(error_string("UniswapV2: OVERFLOW"))
         now = ex.timestamp % 2**32
@@ -1115,7 +1121,7 @@ class DexEngine:
         ex.log(target, (SYNC_TOPIC,), _word(balance0) + _word(balance1))
 
     def _mint_fee(self, ex: _Exec, dex: DexContracts, target: str) -> bool:
-        """UniswapV2Pair._mintFee: asks the factory for feeTo (zero: no fee, kLast stays 0)."""
+        """The protocol fee check: the pair asks the factory for ``feeTo`` (zero: no fee, kLast stays 0)."""
         with ex.call("staticcall", target, dex.factory, 0, "0x" + SEL_FEE_TO, _G_FEE_TO) as f:
             f.output = "0x" + _aw(ZERO_ADDRESS)
         return False
@@ -1123,7 +1129,8 @@ class DexEngine:
     def _pair_swap(
         self, ex: _Exec, dex: DexContracts, caller: str, target: str, out0: int, out1: int, to: str
     ) -> None:
-        """UniswapV2Pair.swap (empty data: no flash-swap callback)."""
+        """A pair's ``swap``: outputs paid first, inputs read from the balances, the fee-adjusted
+        invariant checked, ``Sync`` then ``Swap`` (empty data: no flash-swap callback)."""
         pair = self._pair[target]
         input_ = "0x" + SEL_PAIR_SWAP + _word(out0) + _word(out1) + _aw(to) + _word(128) + _word(0)
         with ex.call("call", caller, target, 0, input_, _G_SWAP):
@@ -1156,7 +1163,7 @@ class DexEngine:
             )
 
     def _pair_mint(self, ex: _Exec, dex: DexContracts, caller: str, target: str, to: str) -> int:
-        """UniswapV2Pair.mint: LP tokens for what was sent to the pair since the last update."""
+        """A pair's ``mint``: LP tokens for what was sent to the pair since the last update."""
         pair = self._pair[target]
         with ex.call("call", caller, target, 0, "0x" + SEL_PAIR_MINT + _aw(to), _G_MINT) as f:
             r0, r1, _ = ex.state.reserves[target]
@@ -1188,7 +1195,7 @@ class DexEngine:
         ex.log(target, (TRANSFER_TOPIC, _topic(ZERO_ADDRESS), _topic(to)), _word(amount))
 
     def _pair_burn(self, ex: _Exec, dex: DexContracts, caller: str, target: str, to: str) -> tuple[int, int]:
-        """UniswapV2Pair.burn: the LP tokens sent to the pair burnt, both tokens paid out to ``to``."""
+        """A pair's ``burn``: the LP tokens sent to the pair burnt, both tokens paid out to ``to``."""
         pair = self._pair[target]
         with ex.call("call", caller, target, 0, "0x" + SEL_PAIR_BURN + _aw(to), _G_BURN) as f:
             r0, r1, _ = ex.state.reserves[target]

@@ -19,7 +19,8 @@ Block ranges
     :func:`plan_range` (what is missing), :func:`run_chunks` (a failing chunk costs no other).
 Snapshots and lookups
     :func:`fetch_snapshot`, :func:`fetch_staking_history` (:class:`StakingHistory`,
-    :func:`epoch_of_block`), :func:`fetch_tokens` / :func:`tokens_of_transfers`, and the point
+    :func:`epoch_of_block`), :func:`fetch_tokens` / :func:`tokens_of_transfers`,
+    :func:`fetch_dex_pairs` (UniswapV2-style pairs' tokens and reserves at a block), and the point
     lookups (``fetch_tx_counts``, ``fetch_*_by_hash``, ``fetch_pending_cx_receipts``,
     ``fetch_sharding_structure``).
 Accounts
@@ -51,6 +52,7 @@ from hmyframe.engine._accounts import (
 )
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._chunks import run_chunks
+from hmyframe.engine._dex import fetch_dex_pairs
 from hmyframe.engine._follow import Batch, follow_export, follow_shards
 from hmyframe.engine._history import StakingHistory, epoch_of_block, fetch_staking_history
 from hmyframe.engine._lookups import (
@@ -99,6 +101,7 @@ __all__ = [
     "fetch_balances",
     "fetch_delegator_rewards",
     "fetch_delegator_table",
+    "fetch_dex_pairs",
     "fetch_holders",
     "fetch_native_transfers",
     "fetch_pending_cx_receipts",

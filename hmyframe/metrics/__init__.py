@@ -26,6 +26,10 @@ Fees and tokens
     :func:`fees` (per time bucket and shard: exact total, median, p95, failed share),
     :func:`top_payers`, :func:`token_activity` (per token: transfers, exact volume, senders,
     receivers; scaled with the ``tokens`` dataset).
+DEX (UniswapV2-style pairs, from decoded ``Swap`` / ``Sync`` events; :mod:`hmyframe.metrics.dex`)
+    :func:`dex_swaps` (direction, exact amounts, price, value in ONE), :func:`dex_trades` (the
+    hops of a route joined), :func:`dex_reserves` (reserves, price and liquidity over time),
+    :func:`dex_volume` (per pair, in all or per time bucket, in each token and in ONE).
 Reading frames (what every metric, plot and report does with its input)
     :func:`exact_ints` / :func:`exact_series` (amounts as Python ints), :func:`amount_one` /
     :func:`to_one` (ONE as floats), :func:`floats` (a column as float64, nulls as NaN),
@@ -54,6 +58,7 @@ from hmyframe.metrics.concentration import (
     top_share,
     validator_voting_power,
 )
+from hmyframe.metrics.dex import dex_reserves, dex_swaps, dex_trades, dex_volume
 from hmyframe.metrics.fees import fees, receipt_times, top_payers
 from hmyframe.metrics.staking import (
     SIGNING_THRESHOLD,
@@ -98,6 +103,10 @@ __all__ = [
     "contract_creations",
     "cross_shard",
     "delegation_summary",
+    "dex_reserves",
+    "dex_swaps",
+    "dex_trades",
+    "dex_volume",
     "elected",
     "exact_ints",
     "exact_series",

@@ -18,6 +18,8 @@ Fees and tokens (:mod:`hmyframe.plot.fees`, :mod:`hmyframe.plot.tokens`)
 Accounts (:mod:`hmyframe.plot.accounts`)
     :func:`balance_history`, :func:`wealth_lorenz`, :func:`rich_list`,
     :func:`rewards_by_validator`.
+DEX (:mod:`hmyframe.plot.dex`; the frames of :mod:`hmyframe.metrics.dex`)
+    :func:`dex_prices`, :func:`dex_price`, :func:`dex_volume`, :func:`dex_liquidity`.
 Live (:mod:`hmyframe.plot.live`)
     :func:`live`: transactions and gas per minute per shard over the last minutes, following
     the chain and redrawn in place in Jupyter (it fetches: the one plot that does).
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 from hmyframe.plot._style import RC, fmt_count, fmt_one, fmt_percent, style
 from hmyframe.plot.accounts import balance_history, rewards_by_validator, rich_list, wealth_lorenz
+from hmyframe.plot.dex import dex_liquidity, dex_price, dex_prices, dex_volume
 from hmyframe.plot.fees import failed_share, fees
 from hmyframe.plot.live import LiveView, live
 from hmyframe.plot.staking import (
@@ -67,6 +70,10 @@ __all__ = [
     "commission_distribution",
     "cross_shard",
     "delegator_concentration",
+    "dex_liquidity",
+    "dex_price",
+    "dex_prices",
+    "dex_volume",
     "failed_share",
     "fees",
     "fmt_count",

@@ -1,15 +1,17 @@
 """The throughput report: a block range's transactions, gas, block times, cross-shard transfers,
-staking directives, fees and token transfers, per shard.
+staking directives, fees, token transfers and DEX swaps, per shard.
 
 :func:`render` builds the page from frames; the coroutine :func:`throughput_report` fetches them
-(blocks, transactions, staking transactions, receipts and token transfers of each shard, through
-the normal cached range fetcher) and writes the file. Its doors are
+(blocks, transactions, staking transactions, receipts, token transfers and logs of each shard,
+through the normal cached range fetcher; the busiest tokens' metadata and DEX pairs by call) and
+writes the file. Its doors are
 ``hmyframe.aio.throughput_report`` and the blocking ``hmyframe.report.throughput_report``
 (``hmyframe report throughput`` on the command line).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,12 +22,14 @@ import pyarrow as pa
 from hmyframe import datasets as ds
 from hmyframe import metrics
 from hmyframe import plot as hplot
+from hmyframe._tasks import gather_or_raise
 from hmyframe._text import chain_text
 from hmyframe.cache import Cache
 from hmyframe.engine import (
     FetchOptions,
     Progress,
     Session,
+    fetch_dex_pairs,
     fetch_shards,
     shard_ids,
     shard_label,
@@ -34,7 +38,9 @@ from hmyframe.engine import (
 )
 from hmyframe.errors import redact_url
 from hmyframe.metrics import floats
+from hmyframe.metrics.dex import MAINNET_WONE
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent
+from hmyframe.plot.dex import pair_name, token_name
 from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
@@ -44,6 +50,12 @@ CacheArg = bool | str | os.PathLike[str] | Cache
 ShardArg = int | str | Sequence[int]
 #: The most active tokens listed in the Tokens section (and asked for their metadata).
 LISTED_TOKENS = 15
+#: The pairs with the most Swap and Sync logs of each shard that the DEX section reads (three
+#: calls per pair and five per token, cached).
+LISTED_PAIRS = 15
+#: topic0 of a UniswapV2 pair's Swap and Sync events.
+SWAP_TOPIC = "0xd78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822"
+SYNC_TOPIC = "0x1c411e9a96e071241c2f21f7726b17ae89e3cab4c78be50e062b03a9fffbbad1"
 
 
 def _span(blocks: pd.DataFrame) -> str:
@@ -61,6 +73,9 @@ def render(
     receipts: pd.DataFrame | None = None,
     token_transfers: pd.DataFrame | None = None,
     tokens: pd.DataFrame | None = None,
+    logs: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
+    wone: str | Sequence[str] = MAINNET_WONE,
     freq: str = "auto",
     source: str = "",
 ) -> Page:
@@ -76,6 +91,14 @@ def render(
         The range's ``token_transfers``: the "Tokens" section (left out when ``None``).
     tokens
         The ``tokens`` dataset of those tokens (names, symbols, decimals), optional.
+    logs
+        The range's ``logs``: the "DEX" section, from its UniswapV2-style ``Swap`` and ``Sync``
+        events (left out when ``None``).
+    pairs
+        The ``dex_pairs`` of those pairs (:func:`hmyframe.dex_pairs`: tokens, symbols,
+        decimals), optional: without it swaps have no prices, tokens nor values in ONE.
+    wone
+        The wrapped ONE token(s) the values in ONE go through (:mod:`hmyframe.metrics.dex`).
     freq
         Time bucket of the charts (``"min"``, ``"h"``, ``"D"``... or ``"auto"``).
     source
@@ -103,6 +126,8 @@ def render(
         _fees_section(page, receipts, blocks, freq)
     if token_transfers is not None:
         _tokens_section(page, token_transfers, tokens)
+    if logs is not None:
+        _dex_section(page, logs, pairs, blocks, wone, freq)
     _reading_section(page)
     return page
 
@@ -260,7 +285,10 @@ def _reading_section(page: Page) -> None:
         "sending shard. A fee is gas used x gas price of one receipt, summed exactly in atto; a failed "
         "transaction (status 0) pays its fee too. Token volumes are in each token's own units, scaled by its "
         "decimals where they are known; mints come from and burns go to the zero address, which is not counted "
-        "among senders and receivers."
+        "among senders and receivers. A DEX pair's volume counts every amount of each token in or out of its "
+        "swaps, exactly; a swap's value in ONE is its WONE amount when the pair holds WONE, else its input (or "
+        "output) priced by that token's WONE pair at its last Sync before the swap, else none; a pair's "
+        "liquidity is twice the value of one reserve; prices are token1 per token0 from the reserves."
     )
 
 
@@ -395,6 +423,140 @@ def _tokens_section(page: Page, token_transfers: pd.DataFrame, tokens: pd.DataFr
     )
 
 
+def _dex_section(
+    page: Page,
+    logs: pd.DataFrame,
+    pairs: pd.DataFrame | None,
+    blocks: pd.DataFrame,
+    wone: str | Sequence[str],
+    freq: str,
+) -> None:
+    """DEX: the UniswapV2-style pairs' swaps, volume, prices and liquidity, from the range's logs."""
+    from hmyframe.abi import decode_logs
+
+    page.section(
+        "DEX",
+        "Swaps of UniswapV2-style pairs (the shape of ViperSwap, SushiSwap, DeFi Kingdoms), decoded from the "
+        "range's Swap and Sync logs; values in ONE through the WONE pairs.",
+    )
+    events = decode_logs(logs, "uniswap_v2_pair", event=["Swap", "Sync"]) if len(logs) else None
+    if events is None or events["Swap"].empty:
+        page.note("No swaps of UniswapV2-style pairs in the range.")
+        return
+    swaps = metrics.dex_swaps(events["Swap"], pairs, events["Sync"], blocks, wone=wone)
+    reserves = metrics.dex_reserves(events["Sync"], pairs, blocks, wone=wone)
+    volume = metrics.dex_volume(swaps)
+    _dex_cards(page, swaps, volume, reserves)
+    page.figure(
+        lambda ax: hplot.dex_volume(swaps, freq, ax=ax),
+        "Volume in ONE per time bucket, stacked by pair: the five pairs with the most volume.",
+    )
+    page.figure(
+        lambda ax: hplot.dex_prices(reserves, ax=ax),
+        "Each pair's price (token1 per token0, from its reserves) as a change since its first block in the "
+        "range: the five deepest pairs.",
+    )
+    page.figure(
+        lambda ax: hplot.dex_liquidity(reserves, ax=ax),
+        "Each pair's liquidity after each block: both reserves valued in ONE through the WONE pairs.",
+    )
+    page.heading("Top pairs by volume")
+    page.table(
+        _pair_rows(volume, reserves).head(LISTED_PAIRS),
+        [
+            Column("label", "pair", chain=True),
+            Column("shard_id", "shard", str, numeric=True),
+            Column("swaps", "swaps", lambda x: f"{x:,}", numeric=True),
+            Column("volume0_text", "volume of token0", chain=True),
+            Column("volume1_text", "volume of token1", chain=True),
+            Column("volume_one", "volume (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("price_text", "last price", chain=True),
+            Column("liquidity_one", "liquidity (ONE)", lambda x: fmt_one(x, unit=False), numeric=True),
+            Column("pair", "address", mono=True),
+        ],
+    )
+
+
+def _dex_cards(page: Page, swaps: pd.DataFrame, volume: pd.DataFrame, reserves: pd.DataFrame) -> None:
+    """Swaps and trades, volume in ONE, pairs, liquidity at the end, the largest swap."""
+    trades = metrics.dex_trades(swaps)
+    routed = int((trades["hops"] > 1).sum())
+    valued = volume["volume_one"].notna().any()
+    total = sum(int(v) for v in volume["volume_atto"].dropna())
+    ends = reserves.drop_duplicates(["shard_id", "pair_hex"], keep="last")
+    liquidity = metrics.floats(ends["liquidity_one"])
+    largest = swaps.loc[metrics.floats(swaps["value_one"]).idxmax()] if valued else None
+    unvalued = int(volume["unvalued"].sum())
+    page.cards(
+        [
+            Card(
+                "Swaps", fmt_count(len(swaps)), f"{fmt_count(len(trades))} trades; {fmt_count(routed)} routed"
+            ),
+            Card(
+                "DEX volume",
+                fmt_one(total / 10**18) if valued else "–",
+                "sum computed exactly in atto"
+                + (f"; {fmt_count(unvalued)} swaps not valued" if unvalued else "")
+                if valued
+                else "no swap has a value in ONE",
+            ),
+            Card("Pairs traded", fmt_count(len(volume)), f"on {volume['shard_id'].nunique()} shard(s)"),
+            Card(
+                "Liquidity",
+                fmt_one(float(liquidity.sum())) if liquidity.notna().any() else "–",
+                "in the pairs at their last Sync",
+            ),
+            Card(
+                "Largest swap",
+                fmt_one(float(largest["value_one"])) if largest is not None else "–",
+                f"{token_name(largest['symbol_in'], largest['token_in_hex'])} → "
+                f"{token_name(largest['symbol_out'], largest['token_out_hex'])}"
+                if largest is not None
+                else "",
+            ),
+        ]
+    )
+
+
+def _short_number(value: float) -> str:
+    """``1234.5`` -> ``'1,234.5'``; very large or small values in scientific notation."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e12 or abs(value) < 1e-3:
+        return f"{value:.3g}"
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def _pair_rows(volume: pd.DataFrame, reserves: pd.DataFrame) -> pd.DataFrame:
+    """The volume per pair with its label, its volumes and last price as text, its liquidity."""
+    ends = reserves.drop_duplicates(["shard_id", "pair_hex"], keep="last")
+    last = {
+        (int(r.shard_id), str(r.pair_hex)): (r.price_float, r.liquidity_one)
+        for r in ends[["shard_id", "pair_hex", "price_float", "liquidity_one"]].itertuples()
+    }
+    rows = volume.copy()
+    names = [
+        (token_name(r.token0_symbol, r.token0_hex), token_name(r.token1_symbol, r.token1_hex))
+        for r in rows.itertuples()
+    ]
+    keys = [(int(s), str(p)) for s, p in zip(rows["shard_id"], rows["pair_hex"], strict=True)]
+    rows["label"] = [
+        pair_name(r.token0_symbol, r.token1_symbol, r.token0_hex, r.token1_hex) for r in rows.itertuples()
+    ]
+    for k in (0, 1):
+        rows[f"volume{k}_text"] = [
+            f"{_short_number(float(v))} {n[k]}" if v == v else f"{int(raw):,} units"
+            for v, raw, n in zip(rows[f"volume{k}_scaled"], rows[f"volume{k}"], names, strict=True)
+        ]
+    prices = [last.get(k, (math.nan, math.nan))[0] for k in keys]
+    rows["price_text"] = [
+        f"{_short_number(float(p))} {n[1]} per {n[0]}" if p == p else None
+        for p, n in zip(prices, names, strict=True)
+    ]
+    rows["liquidity_one"] = [last.get(k, (math.nan, math.nan))[1] for k in keys]
+    return rows
+
+
 def _token_name(row: pd.Series) -> str | None:
     """``'dUSD (Devnet USD)'``: a token's symbol and name where known, made safe and short
     (:func:`hmyframe._text.chain_text`; the table's address column is beside); None: neither."""
@@ -421,12 +583,33 @@ def _listed_tokens(transfers: pa.Table) -> pa.Table:
     return transfers.filter(pa.array(keep, type=pa.bool_()))
 
 
+async def _dex_pairs_of(session: Session, ranges: dict[int, tuple[int, int]], logs: pa.Table) -> pd.DataFrame:
+    """The ``dex_pairs`` rows (with their tokens) of the :data:`LISTED_PAIRS` contracts of each
+    shard with the most Swap and Sync logs in ``logs``, each read at its shard's last block."""
+    counts: dict[int, dict[str, int]] = {}
+    for shard, address, topic in zip(
+        logs["shard_id"].to_pylist(), logs["address_hex"].to_pylist(), logs["topic0"].to_pylist(), strict=True
+    ):
+        if topic in (SWAP_TOPIC, SYNC_TOPIC):
+            mine = counts.setdefault(shard, {})
+            mine[address] = mine.get(address, 0) + 1
+    found = await gather_or_raise(
+        fetch_dex_pairs(
+            session, sorted(counts[s], key=lambda a: (-counts[s][a], a))[:LISTED_PAIRS], ranges[s][1], s
+        )
+        for s in sorted(counts)
+    )
+    tables = [ds.to_pandas(t) for _, t in found]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
 async def throughput_report(
     out: str | os.PathLike[str],
     start: object,
     end: object = None,
     *,
     shard: ShardArg = "all",
+    wone: str | Sequence[str] = MAINNET_WONE,
     freq: str = "auto",
     rpc: object = None,
     cache: CacheArg = True,
@@ -444,6 +627,9 @@ async def throughput_report(
         numbers, UTC times (``"2026-01-01"``), ``"-1000:"``... (``end=None``: each shard's head).
     shard
         ``"all"`` (default), a shard number, or a list of them.
+    wone
+        The wrapped ONE token(s) the DEX section values swaps and liquidity through (default:
+        mainnet's WONE; one per shard on the devnet: ``[net.chain.dex(s).wone for s in ...]``).
     freq
         Time bucket of the charts (``"auto"`` picks minutes, hours or days).
     rpc, cache, options, progress
@@ -457,7 +643,7 @@ async def throughput_report(
     path = output_path(out)
     metrics.bucket_frequency(pd.Series([], dtype="datetime64[ms, UTC]"), freq)  # check it early
     spec = shard_spec(shard)
-    names = ["blocks", "transactions", "staking_transactions", "receipts", "token_transfers"]
+    names = ["blocks", "transactions", "staking_transactions", "receipts", "token_transfers", "logs"]
     async with Session(rpc, cache=cache, options=options) as session:
         ids = await shard_ids(session, spec)
         with Progress.make(progress, shard_label("throughput", ids)) as bar:
@@ -468,6 +654,8 @@ async def throughput_report(
         # names, symbols and decimals of the tokens the report lists (5 calls per token, cached)
         shown = _listed_tokens(tables["token_transfers"])
         tokens = await tokens_of_transfers(session, ranges, shown)
+        # the busiest DEX pairs' tokens and decimals (three calls per pair and five per token, cached)
+        pairs = await _dex_pairs_of(session, ranges, tables["logs"])
         source = redact_url(session.url)
     joined = {name: ds.to_pandas(tables[name]) for name in names}
     page = render(
@@ -477,6 +665,9 @@ async def throughput_report(
         receipts=joined["receipts"],
         token_transfers=joined["token_transfers"],
         tokens=ds.to_pandas(tokens),
+        logs=joined["logs"],
+        pairs=pairs,
+        wone=wone,
         freq=freq,
         source=source,
     )

@@ -63,6 +63,23 @@ def test_report_throughput(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFi
     assert "shard 0" not in text.split("<h2>")[0]
 
 
+def test_report_throughput_values_dex_swaps_through_the_wone_given(
+    net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wone = Chain(blocks=600, seed=3).dex(1).wone
+    argv = ["report", "throughput", "--rpc", net.url, "--start", "300", "--end", "599", "--shard", "1"]
+    volumes = []
+    for extra in ([], ["--wone", wone]):
+        out = tmp_path / f"t{len(extra)}.html"
+        code, _, stderr = run([*argv, *extra, "--out", str(out)], capsys)
+        assert code == 0, stderr
+        found = re.search(r'DEX volume</div><div class="value">([^<]*)<', out.read_text())
+        assert found is not None
+        volumes.append(found.group(1))
+    assert volumes[0] == "–"  # mainnet's WONE is not on the devnet: no value in ONE
+    assert re.fullmatch(r"[\d,.]+ ", volumes[1]), volumes[1]  # "12,345 " then the unit's span
+
+
 def test_report_validator(net: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     address = Chain(blocks=600, seed=3).validators(599)[0].address
     out = tmp_path / "v.html"

@@ -48,8 +48,8 @@ def test_every_consumed_sample_converts(sample, names):
 #: and a "..." placeholder): tests/datasets/test_receipts_logs.py parses it repaired.
 UNPARSED_SAMPLES = {"logs", "token_transfers"}
 #: Datasets with no node method of their own (built from other datasets' tables, or from
-#: ``balanceOf`` calls no sample shows): tests/datasets/test_ds_tables.py builds them.
-DERIVED = {"account_transactions", "native_transfers", "token_balances"}
+#: ``balanceOf`` / pair calls no sample shows): tests/datasets/test_ds_tables.py builds them.
+DERIVED = {"account_transactions", "native_transfers", "token_balances", "dex_pairs"}
 
 
 def test_consumed_samples_cover_every_dataset():

@@ -60,6 +60,8 @@ def _sample_table(name: str) -> pa.Table:
                 [a.encode() for a in answers], ConvertContext(shard_id=0, token_holders=holders)
             )
         )
+    if name == "dex_pairs":  # token0 / token1 / getReserves answers: a pair, no contract, reverts
+        tables.append(DATASETS[name].convert(*_pair_answers()))
     if name in ("native_transfers", "account_transactions"):  # derived from other datasets' tables
         txs = _sample_table("transactions")
         derived = (
@@ -69,6 +71,21 @@ def _sample_table(name: str) -> pa.Table:
         )
         tables.append(DATASETS[name].build(derived, CTX))
     return pa.concat_tables(tables)
+
+
+def _pair_answers() -> tuple[list[bytes], ConvertContext]:
+    """Three pairs' answers: one read (reserves past 2**64), one without code, one that reverts."""
+    pair, nothing, reverting = "0x" + "21" * 20, "0x" + "22" * 20, "0x" + "23" * 20
+    word = "0" * 24
+    answers = [
+        '"0x' + word + "aa" * 20 + '"',
+        '"0x' + word + "bb" * 20 + '"',
+        '"0x' + f"{2**111 + 3:064x}{5 * 10**20:064x}{1_700_000_000:064x}" + '"',
+        *['"0x"'] * 3,
+        *['{"error": {"code": 3, "message": "execution reverted: LOCKED"}}'] * 3,
+    ]
+    calls = [(p, 7, f) for p in (pair, nothing, reverting) for f in ("token0", "token1", "getReserves")]
+    return [a.encode() for a in answers], ConvertContext(shard_id=1, token_calls=calls)
 
 
 TABLES = {name: _sample_table(name) for name in DATASETS}
@@ -98,6 +115,7 @@ def test_registry_names_and_lookup():
         "native_transfers",
         "rewards_collected",
         "token_balances",
+        "dex_pairs",
     ]
     for name, ds in DATASETS.items():
         assert get(name) is ds

@@ -103,3 +103,42 @@ def test_cli_token_density() -> None:
 def test_cli_rejects_bad_token_density(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["devnet", "--token-density", "-2"]) == 1
     assert "token_density=-2.0" in capsys.readouterr().err
+
+
+SYNC_TOPIC = "0x1c411e9a96e071241c2f21f7726b17ae89e3cab4c78be50e062b03a9fffbbad1"
+
+
+def test_cli_dex_density_and_hostile_text() -> None:
+    """``--dex-density`` sets how busy the exchange is (0: no pair, no Sync log; 3: the pairs'
+    Sync logs the chain of that density has); ``--hostile-text`` serves the hostile token text."""
+    for density, hostile in (("0", False), ("3", True)):
+        local = Chain(seed=9, blocks=40, validators=20, dex_density=float(density), hostile_text=hostile)
+        syncs = sum(
+            1
+            for n in range(40)
+            for tx in local.block(0, n).transactions
+            for log in tx.logs
+            if log.topics[0] == SYNC_TOPIC
+        )
+        assert bool(syncs) is (density != "0")
+        token = local.tokens(0)[0]
+        args = ["--blocks", "40", "--seed", "9", "--validators", "20", "--dex-density", density]
+        proc, urls = _start(*args, *(["--hostile-text"] if hostile else []))
+        try:
+            _, answer = _post(
+                urls[0][0], "hmy_getLogs", [{"fromBlock": "0x0", "toBlock": "latest", "topics": [SYNC_TOPIC]}]
+            )
+            assert len(answer["result"]) == syncs
+            _, symbol = _post(urls[0][0], "hmy_call", [{"to": token.address, "data": "0x95d89b41"}, "latest"])
+            raw = bytes.fromhex(str(symbol["result"])[2:])
+            text = raw[64 : 64 + int.from_bytes(raw[32:64], "big")].decode()
+            assert text == ("\u202eevil" if hostile else token.symbol.decode())
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=20)
+        assert proc.returncode == 0
+
+
+def test_cli_rejects_bad_dex_density(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["devnet", "--dex-density", "-1"]) == 1
+    assert "dex_density=-1.0" in capsys.readouterr().err

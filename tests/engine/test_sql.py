@@ -183,3 +183,34 @@ def test_a_result_column_of_a_dataset_column_gets_its_field_back_dtype_metadata_
     assert df["amount"][0] == 2**256 - 1
     assert df["timestamp"].dtype == df["later"].dtype == pd.ArrowDtype(pa.timestamp("ms", tz="UTC"))
     assert df["amount_text"].dtype == pd.ArrowDtype(pa.string())
+
+
+def test_the_sql_command_prints_chain_text_escaped_and_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Token names and symbols of a hostile devnet reach the terminal as visible escapes, cut
+    short; hashes stay whole; ``--out`` keeps the values as they are."""
+    with Devnet(blocks=60, seed=3, hostile_text=True) as net:
+        tokens = [t.address for t in net.chain.tokens(0)]
+        hmyframe.tokens(tokens, block=50, rpc=net, cache=tmp_path)
+        hmyframe.blocks(0, 9, rpc=net, cache=tmp_path)
+    query = "select symbol, name, address_hex from tokens order by address_hex"
+    assert main(["sql", query, "--path", str(tmp_path), "--max-rows", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert "\\u202eevil" in printed  # the right-to-left override, written out
+    assert "\\x1b[31mRED\\x1b[0m" in printed  # an ANSI colour, written out
+    assert "NL\\nCR\\rTAB\\tNUL\\x00BEL\\x07" in printed
+    assert "ZERO\\u200b\\u200c\\u200d\\ufeffWIDTH\\u2060" in printed
+    for raw in ("\u202e", "\x1b", "\x00", "\x07", "\u200b", "\r"):
+        assert raw not in printed
+    assert "W" * 64 not in printed
+    assert "W" * 60 in printed
+    assert all(len(line) < 400 for line in printed.splitlines())
+    for address in tokens:
+        assert address in printed  # hex is printed whole
+    block_hash = hmyframe.read("blocks", tmp_path)["block_hash"].iloc[0]
+    assert main(["sql", "select block_hash from blocks", "--path", str(tmp_path), "--max-rows", "0"]) == 0
+    assert block_hash in capsys.readouterr().out
+    out = tmp_path / "tokens.parquet"
+    assert main(["sql", query, "--path", str(tmp_path), "--out", str(out)]) == 0
+    assert "\u202eevil" in pq.read_table(out).column("symbol").to_pylist()
