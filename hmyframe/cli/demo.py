@@ -96,8 +96,10 @@ async def _demo(args: argparse.Namespace) -> None:
             history=args.history,
             cache=args.out,
         )
+        # the devnet's own wrapped ONE (the report's default is mainnet's), one per shard
+        wone = [net.chain.dex(s).wone for s in range(net.chain.n_shards)]
         throughput = await aio.throughput_report(
-            reports / "throughput.html", start, head, shard="all", rpc=net, cache=args.out
+            reports / "throughput.html", start, head, shard="all", rpc=net, cache=args.out, wone=wone
         )
     for line in summary.lines():
         print(line)

@@ -321,7 +321,7 @@ def dex_liquidity(reserves: pd.DataFrame, n: int = 5, *, ax: Axes | None = None)
         metrics.require_columns(frame, ["liquidity_one"], "dex_liquidity")
         frame = frame[metrics.floats(frame["liquidity_one"]).notna()]
         if frame.empty:
-            return empty(ax, heading, "No pair has a value in ONE (no WONE pair)")
+            return empty(ax, heading, "No pair has a value in ONE: none holds the WONE given (wone=)")
         chosen = _deepest(frame, n)
         labels = _labels(frame)
         for k, key in enumerate(chosen):

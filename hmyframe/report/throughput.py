@@ -447,9 +447,13 @@ def _dex_section(
     reserves = metrics.dex_reserves(events["Sync"], pairs, blocks, wone=wone)
     volume = metrics.dex_volume(swaps)
     _dex_cards(page, swaps, volume, reserves)
+    valued = bool(volume["volume_one"].notna().any())
     page.figure(
         lambda ax: hplot.dex_volume(swaps, freq, ax=ax),
-        "Volume in ONE per time bucket, stacked by pair: the five pairs with the most volume.",
+        "Volume in ONE per time bucket, stacked by pair: the five pairs with the most volume."
+        if valued
+        else "Swaps per time bucket, stacked by pair: no swap could be valued in ONE, as no pair holds "
+        "the WONE token given (the report's wone=, hmyframe report throughput --wone; mainnet's by default).",
     )
     page.figure(
         lambda ax: hplot.dex_prices(reserves, ax=ax),
