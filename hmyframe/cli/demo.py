@@ -20,6 +20,7 @@ import pandas as pd
 from hmyframe import aio
 from hmyframe.devnet import Devnet
 from hmyframe.engine import FetchOptions, Session
+from hmyframe.exporting import ExportSummary
 
 __all__ = ["register", "run"]
 
@@ -103,6 +104,17 @@ async def _demo(args: argparse.Namespace) -> None:
         )
     for line in summary.lines():
         print(line)
+    _print_figures(summary, start, head)
+    print("reports (open in any browser; no network needed):")
+    print(f"  staking:    {staking.resolve()}")
+    print(f"  throughput: {throughput.resolve()}")
+    print(
+        f"done in {time.perf_counter() - began:.1f} s; read the files with pandas, pyarrow.dataset or DuckDB"
+    )
+
+
+def _print_figures(summary: ExportSummary, start: int, head: int) -> None:
+    """Print a few figures computed from the exported files themselves."""
     tx = pd.concat(
         [pd.read_parquet(p, dtype_backend="pyarrow") for p in summary.datasets["transactions"].files]
     )
@@ -121,12 +133,6 @@ async def _demo(args: argparse.Namespace) -> None:
     print(
         f"  {len(vals)} validators, {len(elected)} elected; median signing {elected['epoch_signing_percentage'].median():.1%}, "
         f"{below} elected below 66%"
-    )
-    print("reports (open in any browser; no network needed):")
-    print(f"  staking:    {staking.resolve()}")
-    print(f"  throughput: {throughput.resolve()}")
-    print(
-        f"done in {time.perf_counter() - began:.1f} s; read the files with pandas, pyarrow.dataset or DuckDB"
     )
 
 
