@@ -80,6 +80,7 @@ from hmyframe.engine._workers import (
     write_chunk,
 )
 from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
+from hmyframe.rpc import call_cost
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -409,32 +410,57 @@ class _SourceChunk:
         return [part for part in got if part is not None]
 
     async def _piece_tables(self, index: int, piece: Piece) -> dict[str, pa.Table] | None:
-        request, hand = self.request, self.fetch.hand
+        request = self.request
         if self.pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
             payloads = await self.fetch._piece(piece)
             have = {**request.needed, **await _tables(self.pending, self.optional)}
             return await self._convert(piece, payloads, have)
-        step = hand.step(self.source.name, piece.last - piece.first + 1) if self.sized else 0
-        if step > 0 and 2 * step <= piece.last - piece.first + 1:
-            # (cut only when its requests are at most half of it: each has a fixed cost)
-            # asked (and decoded) in smaller requests; put back together as one array a
-            # column, as the piece asked at once makes it: the files do not change
-            subs = self.source.plan(
-                replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
-            )
-            subparts = await gather_or_raise(self._sub_tables(sub) for sub in subs)
-            whole = [part for part in subparts if part is not None]  # (never merged: no index)
-            names = dict.fromkeys(n for part in whole for n in part)
-            return {
-                n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks() for n in names
-            }
-        return await self._sub_tables(piece, index)
+        if not self.sized:
+            return await self._sub_tables(piece, index)
+        return await self._sized_tables(piece, index)
 
-    async def _sub_tables(self, piece: Piece, index: int | None = None) -> dict[str, pa.Table] | None:
+    def _step(self, piece: Piece) -> int:
+        """Blocks per request for ``piece`` now: answers of about ``piece_bytes`` (cut only when its
+        requests are at most half of it: each has a fixed cost), and no more of the node's calls
+        than the endpoint's window advises once the node showed a rate limit (:mod:`hmyframe.rpc.window`)."""
+        blocks = piece.last - piece.first + 1
+        step = self.fetch.hand.step(self.source.name, blocks)
+        if 2 * step > blocks:
+            step = blocks
+        if piece.calls:
+            advised = self.fetch.session.client.request_calls(self.endpoint, piece.calls[0].method)
+            if advised is not None:
+                cost = sum(call_cost(c.method, c.params) for c in piece.calls)
+                step = min(step, max(1, int(advised * blocks / cost)))
+        return step
+
+    async def _sized_tables(self, piece: Piece, index: int | None) -> dict[str, pa.Table] | None:
+        """A piece of a source without needed tables, asked whole or in requests of :meth:`_step`
+        blocks (decided again once it has its place in hand: the window may have shrunk
+        meanwhile; a request still too large for the window when it leaves is cut by the client),
+        put back together as one array a column, as the piece asked at once makes it: the files
+        do not change."""
+        step = self._step(piece)
+        if step >= piece.last - piece.first + 1:
+            return await self._sub_tables(piece, index, sized=True)
+        subs = self.source.plan(
+            replace(self.request, first=piece.first, last=piece.last, blocks_per_request=step)
+        )
+        subparts = await gather_or_raise(self._sized_tables(sub, None) for sub in subs)
+        whole = [part for part in subparts if part is not None]  # (never merged: no index)
+        names = dict.fromkeys(n for part in whole for n in part)
+        return {n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks() for n in names}
+
+    async def _sub_tables(
+        self, piece: Piece, index: int | None = None, *, sized: bool = False
+    ) -> dict[str, pa.Table] | None:
         hand = self.fetch.hand
         ticket = await hand.take(
             self.source.name, self.request.first, piece.first, piece.last - piece.first + 1
         )
+        if sized and self._step(piece) < piece.last - piece.first + 1:
+            hand.give_back(ticket)  # the window shrank while it waited for its place: cut it now
+            return await self._sized_tables(piece, index)
         try:
             payloads = await self.fetch._piece(piece)
             size = sum(map(len, payloads))
