@@ -7,7 +7,9 @@ session; the record itself and the footer keys are :mod:`hmyframe._provenance`'s
 
 from __future__ import annotations
 
+from hmyframe import _json
 from hmyframe._provenance import Provenance, redact_endpoint
+from hmyframe.engine._prefetch import VERSION, take
 from hmyframe.engine._session import Session
 from hmyframe.errors import ResponseShapeError, RpcError
 
@@ -37,8 +39,12 @@ async def node_version(session: Session, shard: int, *, trace: bool = False) -> 
     url = await client.endpoint_url(shard, trace=trace)
     if url in _versions:
         return _versions[url]
+    guessed = None if trace or not session.prefetched else await take(session, shard, VERSION)
     try:
-        answer = await client.request("web3_clientVersion", [], shard=shard, trace=trace)
+        if guessed is not None:  # (asked with the first contact)
+            answer = _json.decode(guessed)
+        else:
+            answer = await client.request("web3_clientVersion", [], shard=shard, trace=trace)
     except (RpcError, ResponseShapeError):  # not served (an old or trimmed node): not recorded
         answer = None
     version = " ".join(answer.split())[:_MAX_VERSION] if isinstance(answer, str) and answer.strip() else None

@@ -67,6 +67,7 @@ from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._hand import Hand
 from hmyframe.engine._origin import of_session
+from hmyframe.engine._prefetch import prefetch_range, take
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     SMALL_PIECE,
@@ -93,6 +94,7 @@ __all__ = [
     "fetch_range",
     "fetch_shards",
     "plan_range",
+    "prefetch_range",
     "split_aligned",
 ]
 
@@ -147,6 +149,7 @@ class _RangeFetch:
         self.chain_id = ""
         # where the chunks come from, by whether their source asks the trace endpoint
         self.sources: dict[bool, _provenance.Provenance] = {}
+        self.asking: dict[bool, asyncio.Future[_provenance.Provenance]] = {}  # (being asked)
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
@@ -337,22 +340,36 @@ class _RangeFetch:
         await self._run(self.writer, write_chunk, job, tables)
         return tables
 
+    def ask_provenance(self, chunks: Sequence[tuple[int, int]]) -> None:
+        """Ask where the chunks will come from (the node's version: one request) with their first
+        data requests, so the first chunk's write does not wait a round trip for it."""
+        if self.session.cache is None or not chunks:
+            return
+        for trace in {source.trace_endpoint for source, _ in _in_order(self.names)}:
+            if trace not in self.asking:
+                task = asyncio.ensure_future(of_session(self.session, self.shard, trace=trace))
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (awaited at the write)
+                self.asking[trace] = task
+
     async def _provenance(self, trace: bool) -> _provenance.Provenance | None:
         """The provenance of a chunk fetched now (``None`` without a cache: nothing is written)."""
         if self.session.cache is None:
             return None
         if trace not in self.sources:
-            self.sources[trace] = await of_session(self.session, self.shard, trace=trace)
+            asked = self.asking.pop(trace, None)
+            self.sources[trace] = await (asked or of_session(self.session, self.shard, trace=trace))
         return self.sources[trace].now()
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
+        return tuple(await gather_or_raise(self._call(call) for call in piece.calls))
+
+    async def _call(self, call: sources.Call) -> bytes:
+        """The answer to ``call``: the one asked with the first contact if any (``_prefetch``)."""
+        guessed = await take(self.session, self.shard, call) if self.session.prefetched else None
+        if guessed is not None:
+            return guessed
         client = self.session.client
-        return tuple(
-            await gather_or_raise(
-                client.request_raw(call.method, list(call.params), shard=self.shard, trace=call.trace)
-                for call in piece.calls
-            )
-        )
+        return await client.request_raw(call.method, list(call.params), shard=self.shard, trace=call.trace)
 
     def result(self, name: str, start: int, end: int) -> pa.Table:
         dataset = get_dataset(name)
@@ -663,6 +680,7 @@ async def fetch_range(
     shard = block_arg(shard, "shard")
     if not collect and session.cache is None:
         raise ConfigError("collect=False needs a cache to write to")
+    prefetch_range(session, names, start, end, [shard])  # (the first data requests leave now)
     (start, end), chain_id, chunks = await plan_range(session, names, start, end, shard)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
@@ -673,13 +691,18 @@ async def fetch_range(
         job = _RangeFetch(session, names, shard, progress, converter, writer)
         job.chain_id = chain_id
         job.tails = session.options.chunk_size if tails else 0
-        await run_chunks(
-            chunks,
-            job.chunk,
-            session.options.max_concurrent_chunks,
-            shard=shard,
-            cached=session.cache is not None,
-        )
+        job.ask_provenance(chunks)
+        try:
+            await run_chunks(
+                chunks,
+                job.chunk,
+                session.options.max_concurrent_chunks,
+                shard=shard,
+                cached=session.cache is not None,
+            )
+        finally:
+            for asked in job.asking.values():  # (no chunk got to its write)
+                asked.cancel()
         if not collect:
             return {}
         return {name: job.result(name, start, end) for name in job.names}
@@ -715,6 +738,7 @@ async def fetch_shards(
     shards = [block_arg(shard, "shard") for shard in shards]
     if not shards:
         raise ConfigError("no shard given")
+    prefetch_range(session, names, start, end, shards)  # (the first data requests leave now)
     await session.identify(shards)
     offset, reason = sources.head_offset(names)
     ranges: dict[int, tuple[int, int]] = {}

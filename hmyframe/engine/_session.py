@@ -302,6 +302,10 @@ class Session:
         self._heads: dict[int, int] = {}
         # the chain id was learnt first-hand (devnet object, or asked by this session)
         self._chain_checked = self._resolved.chain_id is not None
+        #: Answers asked ahead of a range fetch's first contact (engine._ranges.prefetch_range),
+        #: by (shard, method, encoded params): the task, and whether it went to the home URL
+        #: (then good for that shard only if the home URL serves it).
+        self.prefetched: dict[tuple[int, str, bytes], tuple[asyncio.Task[bytes], bool]] = {}
 
     @property
     def url(self) -> str:
@@ -374,6 +378,12 @@ class Session:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        unused = [task for task, _ in self.prefetched.values()]
+        self.prefetched.clear()
+        for task in unused:  # (asked ahead and never needed: a guess, nobody's error)
+            task.cancel()
+        if unused:
+            await asyncio.gather(*unused, return_exceptions=True)
         if self._owns_client and self._client is not None:
             await self._client.aclose()
             self._client = None
