@@ -356,6 +356,7 @@ async def _run(session: Session, plan: _Plan, progress: bool | Callable[[int], N
     if plan.range_names:
         ids = await shard_ids(session, plan.spec)
         with Progress.make(progress, shard_label("export", ids)) as bar:
+            bar.watch_node(session.client)  # ("node rate limit ~5 calls/s" when it bounds the speed)
 
             def tick(blocks: int) -> None:
                 done.fetched += blocks

@@ -8,14 +8,16 @@ takes a token, receipts and logs none; the node's 5 s wait deadline, its 30 s wr
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
 import pytest
 from fetch_helpers import transactions as truth_transactions
+from tqdm import tqdm
 
 from hmyframe.devnet import Devnet
-from hmyframe.engine import Session
+from hmyframe.engine import Progress, Session
 from hmyframe.engine._ranges import fetch_range
 
 LIMIT = 40.0
@@ -36,8 +38,15 @@ async def test_a_default_fetch_runs_at_a_low_node_limit_with_small_requests(
     5 s: later requests would be of 25 blocks."""
     limited.stats.reset()
     began = time.monotonic()
+    stream = io.StringIO()
     async with Session(limited, cache=tmp_path) as session:
-        tables = await fetch_range(session, ["blocks", "transactions"], 1, 400, 0)
+        with Progress(bar=tqdm(total=0, file=stream, mininterval=0)) as bar:
+            bar.watch_node(session.client)
+            assert bar.note == ""  # nothing known yet
+            tables = await fetch_range(
+                session, ["blocks", "transactions"], 1, 400, 0, progress=bar.update, on_plan=bar.plan
+            )
+            note = bar.note
         took = time.monotonic() - began
         client = session.client
         advised = client.request_calls(limited.urls[0], "hmyv2_getBlocks")
@@ -51,7 +60,22 @@ async def test_a_default_fetch_runs_at_a_low_node_limit_with_small_requests(
     # requests were cut to what the node serves in ~5 s with 8 out: 200 calls out, 25 a request
     assert advised is not None
     assert 5 <= advised <= 60
-    assert seen == pytest.approx(LIMIT, rel=0.35)  # the bar's "node rate limit ~40 calls/s"
+    assert seen == pytest.approx(LIMIT, rel=0.35)
+    # the progress bar says that the node's limit bounds the speed, and how fast it lets it go
+    assert note.startswith("node rate limit ~")
+    assert note.endswith(" calls/s")
+    assert float(note.split("~")[1].split()[0]) == pytest.approx(LIMIT, rel=0.35)
+    assert note in stream.getvalue()
     served = limited.stats.total()
     assert dict(served.rpc_errors) == {}  # never refused for its rate
     assert retries == {}  # nothing timed out or was retried
+
+
+async def test_the_bar_says_nothing_of_a_limit_that_does_not_bind(devnet: Devnet, tmp_path: Path) -> None:
+    stream = io.StringIO()
+    async with Session(devnet, cache=tmp_path) as session:
+        with Progress(bar=tqdm(total=0, file=stream, mininterval=0)) as bar:
+            bar.watch_node(session.client)
+            await fetch_range(session, ["blocks"], 0, 299, 0, progress=bar.update, on_plan=bar.plan)
+            assert bar.note == ""
+    assert "rate limit" not in stream.getvalue()
