@@ -21,8 +21,9 @@ have asked anyway: block numbers given (no time search, no head needed to resolv
 the cache lacks under every chain it holds (so whichever chain the node turns out to serve),
 no request-rate cap (where requests are counted, nothing is guessed, as in ``identify``), one
 endpoint (a pool checks each endpoint's chain before its first call). Without the shard's URL
-known, a guess goes to the URL given, as ``identify``'s own guesses do, and counts only if that
-URL serves the shard.
+known, a guess is made for shard 0 only and goes to the URL given, as ``identify``'s own
+guesses do (the default endpoint, like most a user gives, serves shard 0); it counts only if
+that URL does serve shard 0.
 """
 
 from __future__ import annotations
@@ -33,19 +34,22 @@ from collections.abc import Sequence
 from hmyframe import _json
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Call, ChunkRequest
+from hmyframe.engine import _origin
 from hmyframe.engine._blocks import parse_range
+from hmyframe.engine._origin import version_known
 from hmyframe.engine._session import Session
 from hmyframe.engine._workers import get_dataset
 from hmyframe.errors import HmyframeError
 from hmyframe.rpc import Client
 
-__all__ = ["VERSION", "prefetch_range", "take"]
+__all__ = ["prefetch_range"]
 
 #: What a cached fetch asks for its files' provenance (engine._origin.node_version).
-VERSION = Call("web3_clientVersion")
+VERSION = Call(_origin.VERSION)
 
 
 def _key(shard: int, call: Call) -> tuple[int, str, bytes]:
+    """(the key of Session.prefetched, which Session.take_prefetched looks up)"""
     return shard, call.method, _json.encode(list(call.params))
 
 
@@ -61,14 +65,16 @@ def _blocks_of(start: object, end: object) -> tuple[int, int] | None:
 
 
 def _missing_everywhere(session: Session, names: Sequence[str], shard: int, first: int, last: int) -> bool:
-    """Whether no chain folder of the cache holds any of blocks ``first..last`` of ``names``."""
+    """Whether no chain folder of the cache holds any of blocks ``first..last`` of ``names``, in
+    its files or in pieces kept of them (:mod:`hmyframe.engine._keep`)."""
     cache = session.cache
-    chains = cache.chains() if cache is not None else []
-    return all(
-        cache.missing(chain, get_dataset(name), shard, first, last) == [(first, last)]
-        for chain in chains
+    if cache is None:
+        return True
+    return not any(
+        cache.missing(chain, get_dataset(name), shard, first, last) != [(first, last)]
+        or cache.pieces.any_inside(chain, name, shard, first, last)
+        for chain in cache.chains()
         for name in names
-        if cache is not None
     )
 
 
@@ -94,16 +100,15 @@ def prefetch_range(
     first = blocks[0]
     last = min(blocks[1], (first // session.options.chunk_size + 1) * session.options.chunk_size - 1)
     build = list(dict.fromkeys([*names, *(n for name in names for n in sources.fill_of(name).needs)]))
-    home_guessed = False
     for shard in shards:
         exact = client.routes_without_asking(shard)
-        if not exact and home_guessed:
-            continue  # (the URL given serves one shard: guess it serves the first one asked)
+        if not exact and shard != 0:
+            continue  # (the URL given is guessed to serve shard 0 only, as the default one does)
         if not _missing_everywhere(session, build, shard, first, last):
             continue
-        home_guessed |= not exact
         calls = _first_calls(session, build, first, last)
-        if calls and session.cache is not None:
+        url = client.known_url(shard) if exact else client.url
+        if calls and session.cache is not None and (url is None or not version_known(url)):
             calls.append(VERSION)  # (a chunk's first write records the node's version)
         for call in calls:
             key = _key(shard, call)
@@ -142,19 +147,3 @@ def _first_calls(session: Session, build: Sequence[str], first: int, last: int) 
         if pieces:
             calls.extend(pieces[0].calls)
     return calls
-
-
-async def take(session: Session, shard: int, call: Call) -> bytes | None:
-    """The answer guessed for ``call`` of ``shard`` (taken: asked once), or ``None`` when there is
-    none, it failed, or it went to a URL that does not serve ``shard``."""
-    guessed = session.prefetched.pop(_key(shard, call), None)
-    if guessed is None:
-        return None
-    task, home = guessed
-    try:
-        if home and await session.client.home_shard() != shard:
-            task.cancel()
-            return None
-        return await task
-    except HmyframeError:
-        return None  # (asked again as any call: its failure, if lasting, is the fetch's)

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from hmyframe import _json
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
-from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
+from hmyframe.errors import ConfigError, HmyframeError, ResponseShapeError, redact_url, short_repr
 from hmyframe.rpc import Client, RetryPolicy
 from hmyframe.rpc.client import ValidatorPacing
 from hmyframe.rpc.pool import EndpointPool
@@ -480,6 +481,24 @@ class Session:
                     guess.cancel()
         await gather_or_raise([self.chain_id(), *(self.head(s) for s in shards)])
         return await self.chain_id()  # known now: no further request
+
+    async def take_prefetched(
+        self, shard: int, method: str, params: Sequence[Any]
+    ) -> bytes | HmyframeError | None:
+        """The answer asked ahead for ``method(params)`` of ``shard`` (:mod:`hmyframe.engine._prefetch`),
+        taken (it is asked once), the error it met, or ``None``: none, or it went to the URL given
+        and that URL does not serve ``shard``."""
+        guessed = self.prefetched.pop((shard, method, _json.encode(list(params))), None)
+        if guessed is None:
+            return None
+        task, home = guessed
+        try:
+            if home and await self.client.home_shard() != shard:
+                task.cancel()
+                return None
+            return await task
+        except HmyframeError as error:
+            return error
 
     def _remembered_chain_id(self) -> str | None:
         with _chain_ids_lock:

@@ -271,6 +271,11 @@ class Client:
         """
         return await self._router.home_shard()
 
+    def known_url(self, shard: int) -> str | None:
+        """The URL of ``shard`` if it was given (``shard_urls``), else ``None`` (learnt URLs are
+        asked of the node, and checked before their first use)."""
+        return self._router.known_url(shard)
+
     def routes_without_asking(self, shard: int) -> bool:
         """Whether a call for ``shard`` can be routed without asking the node for its shards
         (``hmy_getShardingStructure`` answered already, or the shard's URL given)."""

@@ -121,10 +121,16 @@ def test_a_guess_for_a_shard_the_url_does_not_serve_is_dropped(
     make_devnet: Callable[..., Devnet], tmp_path: Path
 ) -> None:
     net = make_devnet(shards=2, blocks=120, seed=46, validator_rate_limit=False)
-    df = hmyframe.blocks(0, 49, 1, rpc=net.urls[0], cache=tmp_path)  # shard 0's URL, shard 1 asked for
-    assert df["block_hash"].tolist() == [b.hash for b in net.chain.iter_blocks(1, 0, 49)]
-    assert net.stats.endpoint(0).calls_of("hmyv2_getBlocks") == 1  # the guess, sent to the URL given
-    assert net.stats.endpoint(1).calls_of("hmyv2_getBlocks") == 1  # what was kept: shard 1's own
+    # shard 1's URL, shard 0 asked for: the guess goes to the URL given, which serves shard 1
+    df = hmyframe.blocks(0, 49, 0, rpc=net.urls[1], cache=tmp_path)
+    assert df["block_hash"].tolist() == [b.hash for b in net.chain.iter_blocks(0, 0, 49)]
+    assert net.stats.endpoint(1).calls_of("hmyv2_getBlocks") == 1  # the guess, dropped
+    assert net.stats.endpoint(0).calls_of("hmyv2_getBlocks") == 1  # what was kept: shard 0's own
+    # another shard than 0 from a URL: no guess (the URL given is taken to serve shard 0)
+    net.stats.reset()
+    hmyframe.blocks(0, 49, 1, rpc=net.urls[0], cache=tmp_path)
+    assert net.stats.endpoint(0).calls_of("hmyv2_getBlocks") == 0
+    assert net.stats.endpoint(1).calls_of("hmyv2_getBlocks") == 1
 
 
 def test_a_guess_is_never_written_when_the_chain_check_fails(
