@@ -402,6 +402,7 @@ async def _range_table(
     async with _session(rpc, trace_rpc, cache, options) as session:
         ids = await _shard_ids(session, spec)
         with Progress.make(progress, _label(name, ids)) as bar:
+            bar.watch_node(session.client)  # ("node rate limit ~5 calls/s" when it bounds the speed)
             ranges, tables = await fetch_range_shards(
                 session, [name], start, end, ids, progress=bar.update, on_plan=bar.plan
             )

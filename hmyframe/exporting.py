@@ -55,6 +55,7 @@ from hmyframe.engine import (
     fetch_snapshot,
     follow_export,
     parse_range,
+    prefetch_range,
     shard_ids,
     shard_label,
     shard_spec,
@@ -346,12 +347,16 @@ async def _run(session: Session, plan: _Plan, progress: bool | Callable[[int], N
         session.endpoint_spec()  # endpoints the workers can reach, checked before any request
     # a snapshot alone at the head: the head comes in identify's round trip, fresh enough
     head_now = not plan.range_names and plan.block is None and plan.client is None
+    if plan.range_names and plan.client is None and not plan.follow:
+        # the first data requests leave with the first contact (kept only for the chain confirmed)
+        prefetch_range(session, plan.range_names, plan.start, plan.end, plan.spec)
     await session.identify([0] if head_now else plan.spec if plan.range_names and plan.spec != "all" else [])
     block = await session.head(0) if head_now else plan.block
     done = _Done("", {}, None, 0)
     if plan.range_names:
         ids = await shard_ids(session, plan.spec)
         with Progress.make(progress, shard_label("export", ids)) as bar:
+            bar.watch_node(session.client)  # ("node rate limit ~5 calls/s" when it bounds the speed)
 
             def tick(blocks: int) -> None:
                 done.fetched += blocks

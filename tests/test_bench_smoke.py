@@ -36,6 +36,10 @@ TINY: dict[str, tuple[list[str], str]] = {
     "follow_lag.py": (["--seconds", "2", "--polls", "0.5"], "polling every 0.5 s"),
     "startup.py": (["--repeat", "1"], "start of hmyframe export"),
     "pipeline.py": (["--blocks", "60", "--latencies", "0", "--runs", "1", "--processes", "1"], "x wire"),
+    "rate_limits.py": (
+        ["--limits", "50", "--datasets", "blocks,transactions", "--seconds", "1", "--min-blocks", "60"],
+        "lowest ratio to the limit",
+    ),
     "headers_only.py": (["--blocks", "60", "--repeat", "1"], "bytes per block"),
     "rpc_client.py": (
         ["--blocks", "40", "--calls", "40", "--range", "10", "--seconds-limit", "20"],

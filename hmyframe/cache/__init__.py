@@ -6,6 +6,7 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_<end:010d>.parquet   block ranges
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__at_<block:010d>.parquet            snapshots
     <root>/<chain_id>/<dataset>/shard<S>/<dataset>__<start:010d>_tail.parquet         a follower's tail
+    <root>/<chain_id>/<dataset>/shard<S>/.<dataset>__<start:010d>_<end:010d>.piece    a piece of a chunk
 
 * ``<root>`` is ``data/`` by default (``HMYFRAME_CACHE`` or the ``root`` argument change it);
   it may be a URL (``memory://``, ``s3://bucket/prefix``...): every file operation then goes
@@ -14,6 +15,9 @@ Layout (one folder per chain, dataset and shard; readable as a whole by pandas,
   URLs of one chain share a cache and two chains never mix.
 * A range file holds exactly the rows of blocks ``start..end`` (inclusive), possibly none. Only
   blocks at or below the head are ever written (the fetch layer guarantees it).
+* A *piece* (hidden, not ``*.parquet``: no reader sees it) holds the converted rows of part of a
+  chunk being fetched, kept so a failure mid-chunk keeps what arrived; the chunk's write takes
+  its rows in and removes it (:mod:`._pieces`).
 * A *tail* holds the newest blocks of a chunk a follower is filling (``hmyframe export
   --follow``): blocks ``start..end``, ``end`` recorded in its footer. It is rewritten in place
   (atomic replace, same name) as blocks arrive, and renamed to its range name when its chunk
@@ -66,6 +70,7 @@ from hmyframe.errors import CacheWarning
 from hmyframe.storage import os_reason
 
 from ._names import TAIL, CacheName, parse_name, range_name, snapshot_name, tail_end, tail_name
+from ._pieces import Pieces, piece_name
 from ._record import DatasetLike, Status
 from ._store import Cache, CacheEntry, default_root, ensure_writable_folder
 from ._temp import ORPHAN_AGE
@@ -85,12 +90,14 @@ __all__ = [
     "CacheName",
     "CacheWarning",
     "DatasetLike",
+    "Pieces",
     "Status",
     "cover",
     "default_root",
     "ensure_writable_folder",
     "os_reason",
     "parse_name",
+    "piece_name",
     "range_name",
     "snapshot_name",
     "tail_end",

@@ -24,6 +24,7 @@ from hmyframe.errors import CacheError, CacheWarning, ConfigError
 from hmyframe.storage import LOCAL, Stat, Storage, open_storage, os_reason
 
 from ._names import parse_name, range_name, snapshot_name, tail_end, tail_name
+from ._pieces import PIECE_RE, Pieces
 from ._record import (
     META_PREFIX,
     DatasetLike,
@@ -124,6 +125,8 @@ class Cache:
         self._folder_paths: dict[tuple[str, str, int], PurePath] = {}
         self._token = secrets.token_hex(4)
         self._unrepairable: set[PurePath] = set()
+        #: The piece files of chunks being fetched (:mod:`._pieces`).
+        self.pieces = Pieces(self)
 
     def url(self, path: PurePath | None = None) -> str:
         """How to show ``path`` (default: the root) to a user: a local path, or its URL."""
@@ -446,8 +449,8 @@ class Cache:
     def clear(self, chain_id: str | None = None, dataset: str | None = None) -> int:
         """Delete cached files (all, or of one chain and/or dataset); return how many.
 
-        Only files this cache writes are touched: range and snapshot files and their
-        temporary files, inside ``<chain>/<dataset>/shard<S>`` folders. Folders left empty
+        Only files this cache writes are touched: range and snapshot files, piece files and
+        their temporary files, inside ``<chain>/<dataset>/shard<S>`` folders. Folders left empty
         by it are removed; anything else (a user's own files) stays.
         """
         removed = 0
@@ -455,7 +458,8 @@ class Cache:
             folder = self.folder(chain, name, shard)
             for path in self.files.listdir(folder):
                 what = parse_name(path.name)
-                if (what is not None and what.ext == "parquet") or TMP_RE.match(path.name):
+                ours = TMP_RE.match(path.name) or PIECE_RE.match(path.name)
+                if (what is not None and what.ext == "parquet") or ours:
                     try:
                         self.files.unlink(path)
                     except FileNotFoundError:

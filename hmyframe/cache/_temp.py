@@ -20,9 +20,11 @@ from hmyframe.storage import Storage
 
 __all__ = ["ORPHAN_AGE", "TMP_RE", "orphaned", "remove_orphans", "temp_path", "writer_tag"]
 
-# ".<file name>.<writer tag>.tmp": the tag is "<pid>-<host>-<token>" (older versions: "<pid>")
+# ".<file name>.<writer tag>.tmp": the tag is "<pid>-<host>-<token>" (older versions: "<pid>");
+# the file a range, tail or snapshot file, or a piece file (".<dataset>__<start>_<end>.piece")
 TMP_RE = re.compile(
-    r"^\.(?P<final>[a-z_]+__(?:\d{10}_(?:\d{10}|tail)|at_\d{10})\.parquet)\.(?P<tag>[A-Za-z0-9-]+)\.tmp$"
+    r"^\.(?P<final>[a-z_]+__(?:\d{10}_(?:\d{10}|tail)|at_\d{10})\.parquet|\.[a-z_]+__\d{10}_\d{10}\.piece)"
+    r"\.(?P<tag>[A-Za-z0-9-]+)\.tmp$"
 )
 #: Seconds after which a temporary file of a writer on another machine counts as orphaned.
 ORPHAN_AGE = 3600.0

@@ -137,7 +137,9 @@ def _answer_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="REQ_PER_S",
-        help="global per-node limit on calls (the real node's default is 1000; default here: none)",
+        help="the node's global limit in calls per second on block and header reads (each block of "
+        "getBlocks counts), call and getShardingStructure; receipts, logs and blockNumber are not "
+        "limited, as on the node (its default is 1000; default here: none)",
     )
     parser.add_argument(
         "--mine-every",

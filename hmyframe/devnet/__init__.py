@@ -97,9 +97,15 @@ class Devnet:
         The node's limiter on ``getAllValidatorInformation*`` (1 req/s, burst 3, 5 s):
         ``True`` (default), ``False`` to switch it off, or a :class:`RateLimit`.
     rpc_rate_limit
-        Global per-node limit on every call, in requests per second (burst = the rate, 5 s
-        deadline) or a :class:`RateLimit`; ``None`` (default) for none. The real node's
-        default is 1000 req/s (``--rpc.ratelimit``).
+        The node's global limit, in calls per second (burst = the rate, 5 s deadline) or a
+        :class:`RateLimit`; ``None`` (default) for none. The real node's default is 1000
+        (``--rpc.ratelimit``). As on the node, it limits the block and header reads (each block
+        of ``getBlocks`` counts as a call), ``getShardingStructure``, ``call`` and
+        ``pendingTransactions``, one bucket per namespace and service; ``blockNumber``,
+        receipts, logs and traces are not limited (:mod:`hmyframe.devnet.limits`).
+    write_timeout
+        Seconds a request may take before the node drops its answer and closes the connection
+        (its Go HTTP server's ``WriteTimeout``, 30 s by default); ``None``: never.
     port
         0: ephemeral ports. Otherwise shard ``s`` listens on ``port + 2s``, its trace port
         on ``port + 2s + 1`` and its WebSocket port on ``port + 300 + 2s`` (like localnet's
@@ -176,6 +182,7 @@ class Devnet:
         block_cost_ms: float = 0,
         validator_rate_limit: bool | RateLimit = True,
         rpc_rate_limit: float | RateLimit | None = None,
+        write_timeout: float | None = 30.0,
         port: int = 0,
         host: str = "127.0.0.1",
         epoch_length: int = 200,
@@ -274,6 +281,7 @@ class Devnet:
             block_cost_ms=block_cost,
             validator_rate_limit=vlimit,
             rpc_rate_limit=rlimit,
+            write_timeout=None if write_timeout is None else _check_number("write_timeout", write_timeout),
             cache_bytes=cache_bytes,
             gzip_level=1 if gzip else 0,
             explorer=explorer,

@@ -77,6 +77,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
+from hmyframe.devnet.limits import RATE_LIMIT_MESSAGE
 from hmyframe.errors import ConfigError
 
 __all__ = [
@@ -97,9 +98,6 @@ _EDITS: tuple[str, ...] = get_args(LogEdit)
 FOREIGN_LOG_HASH = "0x" + "f0" * 32
 #: The methods a ``logs`` rule without ``method`` changes the answers of.
 _LOG_METHODS = ("hmy_getLogs", "eth_getLogs")
-
-#: The node's own rate-limit answer (golang.org/x/time/rate via the per-method limiters).
-RATE_LIMIT_MESSAGE = "rate: Wait(n=1) would exceed context deadline"
 
 
 def _is_int(value: object) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from hmyframe.devnet.limits import VALIDATOR_RATE_LIMIT, RateLimit, TokenBucket
+from hmyframe.devnet.limits import VALIDATOR_RATE_LIMIT, NodeLimiter, RateLimit, TokenBucket
 from hmyframe.devnet.methods import METHODS as _METHODS
 from hmyframe.devnet.methods import Method, register_method, served_methods
 from hmyframe.devnet.methods.blocks import GET_BLOCKS_LIMIT
@@ -47,6 +47,7 @@ __all__ = [
     "VALIDATOR_PAGE_SIZE",
     "VALIDATOR_RATE_LIMIT",
     "ChainAPI",
+    "NodeLimiter",
     "RateLimit",
     "RpcFault",
     "ShardNode",
@@ -94,8 +95,8 @@ class ShardNode(ShardState):
             params = []
         elif not isinstance(params, list):
             raise RpcFault(-32602, "non-array args")
-        if self.rpc_limiter is not None:
-            await self.rpc_limiter.wait()
+        if self.rpc_limiter is not None and not method.endswith("_getBlocks"):  # (it waits per block)
+            await self.rpc_limiter.wait(method)
         if entry.beacon_only and self.shard != 0:
             raise RpcFault(-32000, ERR_NOT_BEACON)
         result = entry.handler(self, entry.gen, params)

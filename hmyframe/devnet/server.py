@@ -15,9 +15,14 @@ Protocol behaviour follows the node's go-ethereum-derived HTTP server (RPC notes
 * responses are gzipped when the client sends ``Accept-Encoding: gzip``.
 
 Around that sit the optional global per-node rate limit (``rpc_rate_limit``; the real node
-has one at 1000 req/s by default, the devnet has none unless asked), an added latency per
-request (``latency_ms``), fault injection (:mod:`hmyframe.devnet.faults`) and request
-statistics (:mod:`hmyframe.devnet.stats`).
+has one at 1000 req/s by default, the devnet has none unless asked; which methods wait on it,
+and how, is :mod:`hmyframe.devnet.limits`), an added latency per request (``latency_ms``), fault
+injection (:mod:`hmyframe.devnet.faults`) and request statistics (:mod:`hmyframe.devnet.stats`).
+
+As the node's Go HTTP server, a request whose client drops the connection is cancelled (its
+rate-limit waits end and give their tokens back: Go cancels the request's context), and a
+request that takes longer than ``write_timeout`` (the node's ``HTTP.WriteTimeout``, 30 s) gets
+no answer: its connection is closed when it is done.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from hmyframe.devnet.faults import FaultInjector, RequestFaults
 from hmyframe.devnet.node import (
     VALIDATOR_RATE_LIMIT,
     ChainAPI,
+    NodeLimiter,
     RateLimit,
     RpcFault,
     ShardNode,
@@ -122,7 +128,11 @@ class ServerConfig:
     validator_rate_limit
         The limiter on ``getAllValidatorInformation*`` (``None``: off).
     rpc_rate_limit
-        The global per-node limiter on every call (``None``: off).
+        The node's global limiter (``None``: off) on the methods it limits
+        (:func:`~hmyframe.devnet.limits.limited_by`; each block of ``getBlocks`` counts).
+    write_timeout
+        Seconds a request may take before its answer is dropped and its connection closed (the
+        node's ``HTTP.WriteTimeout``: 30 s); ``None``: never.
     cache_bytes
         Size bound of the rendered-bytes cache (shared by all shards).
     gzip_level
@@ -143,6 +153,7 @@ class ServerConfig:
     block_cost_ms: float = 0.0
     validator_rate_limit: RateLimit | None = VALIDATOR_RATE_LIMIT
     rpc_rate_limit: RateLimit | None = None
+    write_timeout: float | None = 30.0
     cache_bytes: int = 128 * 1024 * 1024
     gzip_level: int = 1
     explorer: bool = True
@@ -220,6 +231,7 @@ class _Endpoint:
         return batch, single, envelope_error
 
     async def _serve_body(self, request: web.Request, body: bytes, stats: DevnetStats) -> web.StreamResponse:
+        started = asyncio.get_running_loop().time()
         batch, single, envelope_error = self._parse(body)
         calls: list[_Call | None] = batch if batch is not None else ([single] if single is not None else [])
         methods = [c.method if c is not None and isinstance(c.method, str) else None for c in calls]
@@ -253,6 +265,11 @@ class _Endpoint:
         payload = await self._payload(batch, single, envelope_error, faults, errors, http_intercept)
         if faults.truncate and payload:
             payload = payload[: max(1, len(payload) // 2)]
+        timeout = self.config.write_timeout
+        if timeout is not None and asyncio.get_running_loop().time() - started > timeout:
+            # the node's HTTP server: the answer's writes are past their deadline; the client
+            # sees the connection closed without an answer
+            return self._reset(request, stats)
         return self._json(request, payload, stats, errors)
 
     async def answer_message(self, body: bytes, intercept: Intercept) -> bytes:
@@ -489,7 +506,7 @@ class DevnetServer:
                 validator_limiter=TokenBucket(config.validator_rate_limit)
                 if config.validator_rate_limit
                 else None,
-                rpc_limiter=TokenBucket(config.rpc_rate_limit) if config.rpc_rate_limit else None,
+                rpc_limiter=NodeLimiter(config.rpc_rate_limit) if config.rpc_rate_limit else None,
                 http_urls=self.urls,
                 ws_urls=self.ws_urls,
                 block_cost=config.block_cost_ms / 1000.0,
@@ -506,7 +523,8 @@ class DevnetServer:
                 app.router.add_route("*", "/{tail:.*}", handler)
                 if handler == ws.handle:
                     app.on_shutdown.append(self._close_sockets)
-                runner = web.AppRunner(app, access_log=None, handle_signals=False)
+                # (a dropped connection cancels its request, as Go cancels the request's context)
+                runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True)
                 await runner.setup()
                 site = web.SockSite(runner, sock)
                 await site.start()

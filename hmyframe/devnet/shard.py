@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from hmyframe.devnet._gen_accounts import HistoryEntry
-from hmyframe.devnet.limits import TokenBucket
+from hmyframe.devnet.limits import NodeLimiter, TokenBucket
 from hmyframe.devnet.model import (
     Block,
     CxProof,
@@ -86,7 +86,8 @@ class ShardState:
     validator_limiter
         The node's limiter on ``getAllValidatorInformation*`` (``None``: off).
     rpc_limiter
-        The node's global per-call limiter (``None``: off, the default).
+        The node's global limiter (``None``: off, the default): the methods it limits wait on
+        it (:mod:`hmyframe.devnet.limits`).
     http_urls, ws_urls
         Every shard's URLs, for ``getShardingStructure``.
     explorer
@@ -111,7 +112,7 @@ class ShardState:
         profile: Profile,
         cache: BlockCache,
         validator_limiter: TokenBucket | None,
-        rpc_limiter: TokenBucket | None,
+        rpc_limiter: NodeLimiter | None,
         http_urls: Sequence[str] = (),
         ws_urls: Sequence[str] = (),
         block_cost: float = 0.0,

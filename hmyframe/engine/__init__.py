@@ -65,7 +65,7 @@ from hmyframe.engine._lookups import (
 )
 from hmyframe.engine._output import Output, check_output, to_output
 from hmyframe.engine._progress import Progress
-from hmyframe.engine._ranges import fetch_range, fetch_shards, plan_range
+from hmyframe.engine._ranges import fetch_range, fetch_shards, plan_range, prefetch_range
 from hmyframe.engine._session import (
     DEFAULT_RPC,
     DEFAULT_TRACE_RPC,
@@ -121,6 +121,7 @@ __all__ = [
     "history_args",
     "parse_range",
     "plan_range",
+    "prefetch_range",
     "run_chunks",
     "shard_ids",
     "shard_label",

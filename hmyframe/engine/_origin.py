@@ -7,15 +7,24 @@ session; the record itself and the footer keys are :mod:`hmyframe._provenance`'s
 
 from __future__ import annotations
 
+from hmyframe import _json
 from hmyframe._provenance import Provenance, redact_endpoint
 from hmyframe.engine._session import Session
 from hmyframe.errors import ResponseShapeError, RpcError
 
-__all__ = ["node_version", "of_session"]
+__all__ = ["VERSION", "node_version", "of_session", "version_known"]
+
+#: The method a node is asked its version with.
+VERSION = "web3_clientVersion"
 
 _MAX_VERSION = 200
 #: web3_clientVersion answers remembered per endpoint URL for the life of the process.
 _versions: dict[str, str | None] = {}
+
+
+def version_known(url: str) -> bool:
+    """Whether the version of the node at ``url`` is known (asked already in this process)."""
+    return url in _versions
 
 
 async def node_version(session: Session, shard: int, *, trace: bool = False) -> str | None:
@@ -37,8 +46,14 @@ async def node_version(session: Session, shard: int, *, trace: bool = False) -> 
     url = await client.endpoint_url(shard, trace=trace)
     if url in _versions:
         return _versions[url]
+    guessed = None if trace or not session.prefetched else await session.take_prefetched(shard, VERSION, [])
     try:
-        answer = await client.request("web3_clientVersion", [], shard=shard, trace=trace)
+        if isinstance(guessed, RpcError | ResponseShapeError):
+            raise guessed  # (asked with the first contact: not served)
+        if isinstance(guessed, bytes):
+            answer = _json.decode(guessed)
+        else:
+            answer = await client.request(VERSION, [], shard=shard, trace=trace)
     except (RpcError, ResponseShapeError):  # not served (an old or trimmed node): not recorded
         answer = None
     version = " ".join(answer.split())[:_MAX_VERSION] if isinstance(answer, str) and answer.strip() else None

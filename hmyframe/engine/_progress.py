@@ -1,15 +1,43 @@
-"""Progress reporting for fetches: a tqdm bar (blocks/s, ETA; a widget in Jupyter), a callback, or nothing."""
+"""Progress reporting for fetches: a tqdm bar (blocks/s, ETA; a widget in Jupyter), a callback, or nothing.
+
+When the node's rate limit is what bounds the speed, the bar says so in its postfix
+(``node rate limit ~5 calls/s``: :meth:`Progress.watch_node`), so a slow export under a
+public endpoint's limit reads as the node's pace, not as a stall.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hmyframe.errors import ConfigError, short_repr
 
-__all__ = ["Progress"]
+if TYPE_CHECKING:
+    from hmyframe.rpc import Client
+    from hmyframe.rpc.pool import EndpointPool
+
+__all__ = ["NOTE_EVERY", "Progress", "node_limit_note"]
+
+#: Seconds between two refreshes of a watched note (:meth:`Progress.watch`).
+NOTE_EVERY = 1.0
+
+
+def node_limit_note(client: Client | EndpointPool) -> Callable[[], str | None]:
+    """A note for :meth:`Progress.watch`: ``"node rate limit ~5 calls/s"`` while the node's rate
+    limit bounds the speed of ``client``'s requests (:meth:`~hmyframe.rpc.Client.node_limit`),
+    else ``None``."""
+
+    def note() -> str | None:
+        rate = client.node_limit()
+        if rate is None:
+            return None
+        shown = f"{round(rate)}" if rate >= 1 else f"{rate:.1f}"
+        return f"node rate limit ~{shown} calls/s"
+
+    return note
 
 
 class Progress:
@@ -22,6 +50,9 @@ class Progress:
     def __init__(self, bar: Any = None, callback: Callable[[int], None] | None = None) -> None:
         self._bar = bar
         self._callback = callback
+        self._note: Callable[[], str | None] | None = None
+        self._shown = ""
+        self._timer: asyncio.TimerHandle | None = None
 
     @classmethod
     def make(
@@ -67,9 +98,47 @@ class Progress:
     def update(self, blocks: int) -> None:
         """Record ``blocks`` more fetched blocks."""
         if self._bar is not None:
+            self._show()
             self._bar.update(blocks)
         if self._callback is not None:
             self._callback(blocks)
+
+    def watch(self, note: Callable[[], str | None], every: float = NOTE_EVERY) -> None:
+        """Show ``note()`` in the bar's postfix (nothing when it is ``None``), looked at again on
+        each update and, inside a running event loop, every ``every`` seconds (a chunk may take
+        minutes under a low rate limit). No bar, nothing done."""
+        if self._bar is None:
+            return
+        self._note = note
+        self._show()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(every, self._tick, loop, every)
+
+    def watch_node(self, client: Client | EndpointPool) -> None:
+        """:meth:`watch` the node's rate limit as it bounds ``client`` (:func:`node_limit_note`)."""
+        self.watch(node_limit_note(client))
+
+    @property
+    def note(self) -> str:
+        """What the bar's postfix shows of the watched note (``""``: nothing)."""
+        return self._shown
+
+    def _tick(self, loop: asyncio.AbstractEventLoop, every: float) -> None:
+        if self._note is None:
+            return
+        self._show()
+        self._timer = loop.call_later(every, self._tick, loop, every)
+
+    def _show(self) -> None:
+        if self._note is None or self._bar is None:
+            return
+        text = self._note() or ""
+        if text != self._shown:
+            self._shown = text
+            self._bar.set_postfix_str(text, refresh=True)
 
     def __enter__(self) -> Progress:
         return self
@@ -77,5 +146,9 @@ class Progress:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._note = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._bar is not None:
             self._bar.close()

@@ -31,10 +31,13 @@ conversion needs and how far behind the head its blocks are complete.
    checked (rows only of the chunk's blocks; each block exactly once for a one-row-per-block
    dataset) and written to the cache atomically, only for the blocks the cache still lacks,
    before the chunk counts as done: an interrupted fetch resumes where it stopped, and a chunk
-   is never half-written. What is held meanwhile is bounded in bytes
+   is never half-written. A chunk open for a while (under a low node rate limit), or failing
+   for its endpoint, keeps the pieces it converted in hidden piece files
+   (:mod:`hmyframe.engine._keep`): a rerun asks the node only for the blocks they lack. What is held meanwhile is bounded in bytes
    (:class:`~hmyframe.engine._hand.Hand`): pieces in hand go to the oldest chunk first, answers
    in hand and converted tables not yet written have a ceiling, and ``blocks_per_request`` is
-   lowered where answers seen were large; the files do not depend on it.
+   lowered where answers seen were large, or where the node's rate limit asks for smaller
+   requests (:mod:`hmyframe.rpc.window`); the files do not depend on it.
 5. A call the node refuses may switch the source to another plan (its ``fallback``), and a
    transform may ask for the chunk to be fetched again with other settings
    (:class:`~hmyframe.datasets.sources.Refetch`); either is kept for the rest of the fetch.
@@ -53,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -66,7 +70,9 @@ from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Pie
 from hmyframe.engine._blocks import resolve_range
 from hmyframe.engine._chunks import run_chunks
 from hmyframe.engine._hand import Hand
+from hmyframe.engine._keep import KeptPieces
 from hmyframe.engine._origin import of_session
+from hmyframe.engine._prefetch import prefetch_range
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._workers import (
     SMALL_PIECE,
@@ -80,6 +86,7 @@ from hmyframe.engine._workers import (
     write_chunk,
 )
 from hmyframe.errors import ConfigError, ConversionWorkerError, HmyframeError, ResponseShapeError, short_repr
+from hmyframe.rpc import call_cost, endpoint_fault
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -92,6 +99,7 @@ __all__ = [
     "fetch_range",
     "fetch_shards",
     "plan_range",
+    "prefetch_range",
     "split_aligned",
 ]
 
@@ -146,6 +154,7 @@ class _RangeFetch:
         self.chain_id = ""
         # where the chunks come from, by whether their source asks the trace endpoint
         self.sources: dict[bool, _provenance.Provenance] = {}
+        self.asking: dict[bool, asyncio.Future[_provenance.Provenance]] = {}  # (being asked)
         # what each source learnt from earlier chunks (fallbacks, refetches)
         self.states: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, list[tuple[int, pa.Table]]] = {n: [] for n in self.names}
@@ -153,6 +162,7 @@ class _RangeFetch:
         # in bytes, the oldest chunk first: every chunk in flight piling up its answers, then its
         # tables, was the peak of a long export's memory (see _hand)
         self.hand = Hand(session.options.max_in_flight + PIECES_AHEAD)
+        self.opened: dict[int, float] = {}  # open chunk -> when it opened (its pieces kept after a while)
 
     def missing(self, name: str, start: int, end: int) -> list[tuple[int, int]]:
         cache = self.session.cache
@@ -166,10 +176,42 @@ class _RangeFetch:
 
     async def chunk(self, start: int, end: int) -> None:
         self.hand.open(start)
+        self.opened.setdefault(start, time.monotonic())
         try:
             await self._chunk(start, end)
         finally:
             self.hand.close(start)
+            self.opened.pop(start, None)
+
+    def kept_pieces(
+        self, source: RangeSource, request: ChunkRequest, builds: Iterable[str]
+    ) -> KeptPieces | None:
+        """Where ``source``'s pieces of the chunk of ``request`` are kept while it is fetched
+        (:mod:`hmyframe.engine._keep`); ``None`` without a cache, or for a follower's writes."""
+        cache = self.session.cache
+        if cache is None or self.tails:
+            return None
+        trace = source.trace_endpoint
+
+        def provenance() -> _provenance.Provenance | None:
+            known = self.sources.get(trace)
+            asked = self.asking.get(trace)
+            if known is None and asked is not None and asked.done() and not asked.cancelled():
+                known = None if asked.exception() is not None else asked.result()
+            return None if known is None else known.now()
+
+        opened = self.opened.get(request.first, time.monotonic())
+        return KeptPieces(
+            cache,
+            self.chain_id,
+            self.shard,
+            request.first,
+            request.last,
+            builds,
+            self.writer,
+            opened,
+            provenance,
+        )
 
     async def _chunk(self, start: int, end: int) -> None:
         wanted = [n for n in self.names if self.missing(n, start, end)]
@@ -306,7 +348,7 @@ class _RangeFetch:
                     raise
                 state.update(update)
                 continue
-            return await self._write(source, start, end, parts, attempt.builds, built)
+            return await self._write(source, start, end, parts, attempt.builds, built, attempt.kept)
         raise ResponseShapeError(source.name, "answers", f"blocks {start}..{end}", "a plan that converges")
 
     async def _write(
@@ -317,9 +359,12 @@ class _RangeFetch:
         parts: list[dict[str, pa.Table]],
         builds: Iterable[str],
         built: Callable[[Mapping[str, pa.Table]], None],
+        kept: KeptPieces | None = None,
     ) -> dict[str, pa.Table]:
         """Put a source's parts of the chunk together, check them, hand them to ``built`` (others'
-        conversions wait for these, not for their writing) and write them."""
+        conversions wait for these, not for their writing) and write them; the chunk's kept
+        pieces are then removed (:mod:`hmyframe.engine._keep`)."""
+        provenance = await self._provenance(source.trace_endpoint)
         job = ChunkJob(
             shard=self.shard,
             first=start,
@@ -328,30 +373,56 @@ class _RangeFetch:
             per_block=frozenset(n for n in builds if source.fills[n].per_block),
             cache=self.session.cache,
             chain_id=self.chain_id,
-            provenance=await self._provenance(source.trace_endpoint),
+            provenance=provenance if kept is None else kept.chunk_provenance(provenance),
             tails=self.tails,
         )
-        tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
-        built(tables)
-        await self._run(self.writer, write_chunk, job, tables)
+        try:
+            tables: dict[str, pa.Table] = await self._run(self.writer, assemble_chunk, job)
+            built(tables)
+            await self._run(self.writer, write_chunk, job, tables)
+        except BaseException as error:
+            if kept is not None:
+                kept.failed(error)
+            raise
+        if kept is not None:
+            kept.drop()
         return tables
+
+    def ask_provenance(self, chunks: Sequence[tuple[int, int]]) -> None:
+        """Ask where the chunks will come from (the node's version: one request) with their first
+        data requests, so the first chunk's write does not wait a round trip for it."""
+        if self.session.cache is None or not chunks:
+            return
+        for trace in {source.trace_endpoint for source, _ in _in_order(self.names)}:
+            if trace not in self.asking:
+                task = asyncio.ensure_future(of_session(self.session, self.shard, trace=trace))
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (awaited at the write)
+                self.asking[trace] = task
 
     async def _provenance(self, trace: bool) -> _provenance.Provenance | None:
         """The provenance of a chunk fetched now (``None`` without a cache: nothing is written)."""
         if self.session.cache is None:
             return None
         if trace not in self.sources:
-            self.sources[trace] = await of_session(self.session, self.shard, trace=trace)
+            asked = self.asking.pop(trace, None)
+            self.sources[trace] = await (asked or of_session(self.session, self.shard, trace=trace))
         return self.sources[trace].now()
 
     async def _piece(self, piece: Piece) -> tuple[bytes, ...]:
-        client = self.session.client
-        return tuple(
-            await gather_or_raise(
-                client.request_raw(call.method, list(call.params), shard=self.shard, trace=call.trace)
-                for call in piece.calls
-            )
+        return tuple(await gather_or_raise(self._call(call) for call in piece.calls))
+
+    async def _call(self, call: sources.Call) -> bytes:
+        """The answer to ``call``: the one asked with the first contact if any (``_prefetch``)."""
+        session = self.session
+        guessed = (
+            await session.take_prefetched(self.shard, call.method, call.params)
+            if session.prefetched
+            else None
         )
+        if isinstance(guessed, bytes):
+            return guessed  # (a guess that failed is asked again: its error may not last)
+        client = self.session.client
+        return await client.request_raw(call.method, list(call.params), shard=self.shard, trace=call.trace)
 
     def result(self, name: str, start: int, end: int) -> pa.Table:
         dataset = get_dataset(name)
@@ -393,58 +464,140 @@ class _SourceChunk:
         # (the pieces, the tables' layout, stay the option's whatever the requests' size)
         self.sized = not any(f.needs for f in source.fills.values())
         self.small: dict[int, PieceJob] = {}  # piece index -> its job, converted with the others
+        self.kept = fetch.kept_pieces(source, request, self.builds)
 
     async def parts(self) -> list[dict[str, pa.Table]]:
         """The converted tables of every piece of the chunk, in piece order."""
-        got = await gather_or_raise(
-            self._piece_tables(i, piece) for i, piece in enumerate(self.source.plan(self.request))
-        )
-        if self.small:
-            order = sorted(self.small)
+        plan = self.source.plan(self.request)
+        if self.kept is not None:
+            await self.kept.load()
+        try:
+            got = await gather_or_raise(self._piece_tables(i, piece) for i, piece in enumerate(plan))
+            if self.small:
+                order = sorted(self.small)
+                converted = await self.fetch._run(
+                    self.fetch.converter, convert_pieces, [self.small[i] for i in order]
+                )
+                for i, part in zip(order, converted, strict=True):
+                    got[i] = part
+        except BaseException as error:
+            if self.kept is not None:
+                await self._keep_small(plan, error)
+                self.kept.failed(error)
+            raise
+        return [part for part in got if part is not None]
+
+    async def _keep_small(self, plan: Sequence[Piece], error: BaseException) -> None:
+        """The small answers held for converting together, converted to be kept (the chunk failed
+        for its endpoint: what arrived is kept)."""
+        if not self.small or not endpoint_fault(error) or self.kept is None:
+            return
+        order = sorted(self.small)
+        try:
             converted = await self.fetch._run(
                 self.fetch.converter, convert_pieces, [self.small[i] for i in order]
             )
-            for i, part in zip(order, converted, strict=True):
-                got[i] = part
-        return [part for part in got if part is not None]
+        except Exception:  # noqa: BLE001 (answers that do not convert are not kept)
+            return
+        for i, tables in zip(order, converted, strict=True):
+            self.kept.converted(plan[i].first, plan[i].last, tables)
 
-    async def _piece_tables(self, index: int, piece: Piece) -> dict[str, pa.Table] | None:
-        request, hand = self.request, self.fetch.hand
+    def _converted(self, piece: Piece, tables: Mapping[str, pa.Table]) -> None:
+        if self.kept is not None:
+            self.kept.converted(piece.first, piece.last, tables)
+
+    async def _piece_tables(self, index: int | None, piece: Piece) -> dict[str, pa.Table] | None:
+        kept = self.kept
+        if kept is not None and kept.held:
+            spans = kept.covering(piece.first, piece.last)
+            if spans:
+                return await self._with_kept(piece, spans)
+        return await self._fresh_tables(index, piece)
+
+    async def _with_kept(self, piece: Piece, held: list[tuple[int, int]]) -> dict[str, pa.Table]:
+        """``piece``'s tables from its kept spans ``held`` and its other blocks asked (the gaps,
+        planned as pieces of their own), put back together as one array a column."""
+        assert self.kept is not None
+        parts: list[dict[str, pa.Table]] = []
+        cursor = piece.first
+        for a, b in [*held, (piece.last + 1, piece.last)]:
+            if a > cursor:  # a gap: asked
+                gap = replace(self.request, first=cursor, last=a - 1, blocks_per_request=a - cursor)
+                got = await gather_or_raise(self._fresh_tables(None, sub) for sub in self.source.plan(gap))
+                parts.extend(part for part in got if part is not None)
+            if b >= a:
+                parts.append(await self.kept.tables(a, b))
+            cursor = b + 1
+        names = dict.fromkeys(n for part in parts for n in part)
+        return {n: pa.concat_tables([part[n] for part in parts if n in part]).combine_chunks() for n in names}
+
+    async def _fresh_tables(self, index: int | None, piece: Piece) -> dict[str, pa.Table] | None:
+        request = self.request
         if self.pending:  # (bounded by its chunk; a slot held while waiting could starve its blocks)
             payloads = await self.fetch._piece(piece)
             have = {**request.needed, **await _tables(self.pending, self.optional)}
-            return await self._convert(piece, payloads, have)
-        step = hand.step(self.source.name, piece.last - piece.first + 1) if self.sized else 0
-        if step > 0 and 2 * step <= piece.last - piece.first + 1:
-            # (cut only when its requests are at most half of it: each has a fixed cost)
-            # asked (and decoded) in smaller requests; put back together as one array a
-            # column, as the piece asked at once makes it: the files do not change
-            subs = self.source.plan(
-                replace(request, first=piece.first, last=piece.last, blocks_per_request=step)
-            )
-            subparts = await gather_or_raise(self._sub_tables(sub) for sub in subs)
-            whole = [part for part in subparts if part is not None]  # (never merged: no index)
-            names = dict.fromkeys(n for part in whole for n in part)
-            return {
-                n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks() for n in names
-            }
-        return await self._sub_tables(piece, index)
+            tables = await self._convert(piece, payloads, have)
+            self._converted(piece, tables)
+            return tables
+        if not self.sized:
+            return await self._sub_tables(piece, index)
+        return await self._sized_tables(piece, index)
 
-    async def _sub_tables(self, piece: Piece, index: int | None = None) -> dict[str, pa.Table] | None:
+    def _step(self, piece: Piece) -> int:
+        """Blocks per request for ``piece`` now: answers of about ``piece_bytes`` (cut only when its
+        requests are at most half of it: each has a fixed cost), and no more of the node's calls
+        than the endpoint's window advises once the node showed a rate limit (:mod:`hmyframe.rpc.window`)."""
+        blocks = piece.last - piece.first + 1
+        step = self.fetch.hand.step(self.source.name, blocks)
+        if 2 * step > blocks:
+            step = blocks
+        if piece.calls:
+            advised = self.fetch.session.client.request_calls(self.endpoint, piece.calls[0].method)
+            if advised is not None:
+                cost = sum(call_cost(c.method, c.params) for c in piece.calls)
+                step = min(step, max(1, int(advised * blocks / cost)))
+        return step
+
+    async def _sized_tables(self, piece: Piece, index: int | None) -> dict[str, pa.Table] | None:
+        """A piece of a source without needed tables, asked whole or in requests of :meth:`_step`
+        blocks (decided again once it has its place in hand: the window may have shrunk
+        meanwhile; a request still too large for the window when it leaves is cut by the client),
+        put back together as one array a column, as the piece asked at once makes it: the files
+        do not change."""
+        step = self._step(piece)
+        if step >= piece.last - piece.first + 1:
+            return await self._sub_tables(piece, index, sized=True)
+        subs = self.source.plan(
+            replace(self.request, first=piece.first, last=piece.last, blocks_per_request=step)
+        )
+        subparts = await gather_or_raise(self._sized_tables(sub, None) for sub in subs)
+        whole = [part for part in subparts if part is not None]  # (never merged: no index)
+        names = dict.fromkeys(n for part in whole for n in part)
+        return {n: pa.concat_tables([part[n] for part in whole if n in part]).combine_chunks() for n in names}
+
+    async def _sub_tables(
+        self, piece: Piece, index: int | None = None, *, sized: bool = False
+    ) -> dict[str, pa.Table] | None:
         hand = self.fetch.hand
         ticket = await hand.take(
             self.source.name, self.request.first, piece.first, piece.last - piece.first + 1
         )
+        if sized and self._step(piece) < piece.last - piece.first + 1:
+            hand.give_back(ticket)  # the window shrank while it waited for its place: cut it now
+            return await self._sized_tables(piece, index)
         try:
             payloads = await self.fetch._piece(piece)
             size = sum(map(len, payloads))
             hand.answered(ticket, size)
-            if index is not None and self.source.merge_pieces and size <= SMALL_PIECE:
+            held = self.source.merge_pieces and size <= SMALL_PIECE
+            if held and index is not None and not (self.kept is not None and self.kept.due()):
+                # (but a slow chunk converts each as it comes, to keep it)
                 self.small[index] = self._job(piece, payloads, self.request.needed)
                 return None  # (converted with the chunk's other small answers, its slot freed)
             tables = await self._convert(piece, payloads, self.request.needed)
             del payloads  # (the answers are free once converted, before the slot is)
             hand.converted(ticket, sum(t.nbytes for t in tables.values()))
+            self._converted(piece, tables)
             return tables
         finally:
             hand.give_back(ticket)
@@ -637,6 +790,7 @@ async def fetch_range(
     shard = block_arg(shard, "shard")
     if not collect and session.cache is None:
         raise ConfigError("collect=False needs a cache to write to")
+    prefetch_range(session, names, start, end, [shard])  # (the first data requests leave now)
     (start, end), chain_id, chunks = await plan_range(session, names, start, end, shard)
     if on_plan is not None:
         on_plan(sum(b - a + 1 for a, b in chunks))
@@ -647,13 +801,18 @@ async def fetch_range(
         job = _RangeFetch(session, names, shard, progress, converter, writer)
         job.chain_id = chain_id
         job.tails = session.options.chunk_size if tails else 0
-        await run_chunks(
-            chunks,
-            job.chunk,
-            session.options.max_concurrent_chunks,
-            shard=shard,
-            cached=session.cache is not None,
-        )
+        job.ask_provenance(chunks)
+        try:
+            await run_chunks(
+                chunks,
+                job.chunk,
+                session.options.max_concurrent_chunks,
+                shard=shard,
+                cached=session.cache is not None,
+            )
+        finally:
+            for asked in job.asking.values():  # (no chunk got to its write)
+                asked.cancel()
         if not collect:
             return {}
         return {name: job.result(name, start, end) for name in job.names}
@@ -689,6 +848,7 @@ async def fetch_shards(
     shards = [block_arg(shard, "shard") for shard in shards]
     if not shards:
         raise ConfigError("no shard given")
+    prefetch_range(session, names, start, end, shards)  # (the first data requests leave now)
     await session.identify(shards)
     offset, reason = sources.head_offset(names)
     ranges: dict[int, tuple[int, int]] = {}

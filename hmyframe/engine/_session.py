@@ -23,9 +23,10 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from hmyframe import _json
 from hmyframe._tasks import gather_or_raise
 from hmyframe.cache import Cache
-from hmyframe.errors import ConfigError, ResponseShapeError, redact_url, short_repr
+from hmyframe.errors import ConfigError, HmyframeError, ResponseShapeError, redact_url, short_repr
 from hmyframe.rpc import Client, RetryPolicy
 from hmyframe.rpc.client import ValidatorPacing
 from hmyframe.rpc.pool import EndpointPool
@@ -302,6 +303,10 @@ class Session:
         self._heads: dict[int, int] = {}
         # the chain id was learnt first-hand (devnet object, or asked by this session)
         self._chain_checked = self._resolved.chain_id is not None
+        #: Answers asked ahead of a range fetch's first contact (engine._ranges.prefetch_range),
+        #: by (shard, method, encoded params): the task, and whether it went to the home URL
+        #: (then good for that shard only if the home URL serves it).
+        self.prefetched: dict[tuple[int, str, bytes], tuple[asyncio.Task[bytes], bool]] = {}
 
     @property
     def url(self) -> str:
@@ -374,6 +379,12 @@ class Session:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        unused = [task for task, _ in self.prefetched.values()]
+        self.prefetched.clear()
+        for task in unused:  # (asked ahead and never needed: a guess, nobody's error)
+            task.cancel()
+        if unused:
+            await asyncio.gather(*unused, return_exceptions=True)
         if self._owns_client and self._client is not None:
             await self._client.aclose()
             self._client = None
@@ -470,6 +481,24 @@ class Session:
                     guess.cancel()
         await gather_or_raise([self.chain_id(), *(self.head(s) for s in shards)])
         return await self.chain_id()  # known now: no further request
+
+    async def take_prefetched(
+        self, shard: int, method: str, params: Sequence[Any]
+    ) -> bytes | HmyframeError | None:
+        """The answer asked ahead for ``method(params)`` of ``shard`` (:mod:`hmyframe.engine._prefetch`),
+        taken (it is asked once), the error it met, or ``None``: none, or it went to the URL given
+        and that URL does not serve ``shard``."""
+        guessed = self.prefetched.pop((shard, method, _json.encode(list(params))), None)
+        if guessed is None:
+            return None
+        task, home = guessed
+        try:
+            if home and await self.client.home_shard() != shard:
+                task.cancel()
+                return None
+            return await task
+        except HmyframeError as error:
+            return error
 
     def _remembered_chain_id(self) -> str | None:
         with _chain_ids_lock:

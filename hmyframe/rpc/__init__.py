@@ -13,9 +13,12 @@ The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
         |                             or the trace URL), checked once to serve this network
         v
     batching.py   Batcher         queued in the URL's lane: concurrent calls leave together
-        |                         as one batch (next loop tick, batch_size, 5 MiB, method caps)
+        |                         as one batch (next loop tick, batch_size, 5 MiB, method caps,
+        |                         the window's advice)
         v
     sending.py    Sender          one task per batch, until every call has an outcome:
+        |-- window.py    Window       room for its node calls in the endpoint's window of its
+        |                             method (learns from the answer time, refusal, timeout)
         |-- pacing.py    Pacing       a validator listing waits for its endpoint's pacer
         |-- batching.py  InFlight     one of max_in_flight places, then a req/s token (pacing.py)
         |-- transport.py Transport    one POST (timeout, answer size cap, Retry-After)
@@ -32,6 +35,9 @@ The path of one call, ``await client.v2.get_block_by_number(7, shard=1)``::
 * :class:`RetryPolicy` — what is retried and how long to wait (plain data).
 * :class:`TokenBucket` — the async rate limiter used for ``requests_per_second`` and the
   validator pacing.
+* :class:`Window` — the work kept out at an endpoint, learnt from answer times and rate refusals
+  (a node's rate limit used fully, its queue never past a timeout); :func:`call_cost` — the
+  node calls one call costs (a ``getBlocks`` of ``n`` blocks: ``n``).
 * :func:`watch_heads` — a shard's new head numbers as they come (WebSocket ``newHeads`` or
   polling), with :class:`HeadReport` for stalls, lower heads and reconnections;
   :class:`ShardHeads` — the :class:`HeadSource` of a follower (every shard through
@@ -49,6 +55,7 @@ from hmyframe.rpc.pacing import is_validator_listing
 from hmyframe.rpc.pool import endpoint_fault
 from hmyframe.rpc.retry import RetryPolicy, parse_retry_after
 from hmyframe.rpc.shared import Caller, ClientStats, ShardInfo
+from hmyframe.rpc.window import Window, call_cost
 
 __all__ = [
     "DEFAULT_BATCH_LIMITS",
@@ -65,6 +72,8 @@ __all__ = [
     "ShardHeads",
     "ShardInfo",
     "TokenBucket",
+    "Window",
+    "call_cost",
     "check_heads",
     "endpoint_fault",
     "is_validator_listing",

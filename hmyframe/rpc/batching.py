@@ -6,8 +6,10 @@ never exceed the node's 5 MiB limit: a batch that would is split by encoded size
 have a smaller cap (``batch_limits``): the range calls ``*_getBlocks`` and the validator
 listings always go alone, ``trace_block`` in batches of at most 20. After a failure that
 suggests a batch was too big for the way, an endpoint's caps are halved; each 16 successful
-requests in a row double them back, up to ``batch_size`` (:class:`Endpoint`). At most
-``max_in_flight`` HTTP requests are out at once (:class:`InFlight`).
+requests in a row double them back, up to ``batch_size`` (:class:`Endpoint`). A batch is also
+never more calls than the endpoint's :class:`~hmyframe.rpc.window.Window` of its method advises
+for one request (small under a low node rate limit). At most ``max_in_flight`` HTTP requests are
+out at once (:class:`InFlight`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from hmyframe.rpc.envelope import Call, abandon
 from hmyframe.rpc.limiter import TokenBucket
 from hmyframe.rpc.pacing import is_validator_listing
 from hmyframe.rpc.shared import ClientStats
+from hmyframe.rpc.window import Window
 
-__all__ = ["DEFAULT_BATCH_LIMITS", "MAX_BODY_BYTES", "Batcher", "Endpoint", "InFlight"]
+__all__ = ["DEFAULT_BATCH_LIMITS", "MAX_BODY_BYTES", "Batcher", "Endpoint", "InFlight", "window_key"]
 
 #: The node's request body limit (``maxRequestContentLength``); larger bodies get HTTP 413.
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -55,16 +58,30 @@ class _Lane:
 
 
 class Endpoint:
-    """Per-URL state: the auto-batching lanes, the batch-size divisor, the Accept-Encoding."""
+    """Per-URL state: the auto-batching lanes, the batch-size divisor, the Accept-Encoding, and
+    the windows of work kept out there (one per method: :class:`~hmyframe.rpc.window.Window`)."""
 
-    __slots__ = ("accept_encoding", "lanes", "ok_streak", "shrink", "url")
+    __slots__ = ("accept_encoding", "lanes", "ok_streak", "requests", "shrink", "url", "windows")
 
-    def __init__(self, url: str, accept_encoding: str | None) -> None:
+    def __init__(self, url: str, accept_encoding: str | None, requests: int = 8) -> None:
         self.url = url
         self.accept_encoding = accept_encoding
         self.lanes: defaultdict[str, _Lane] = defaultdict(_Lane)
         self.shrink = 1  # batch caps are divided by this after size-suspect failures
         self.ok_streak = 0
+        self.requests = requests  # the client's max_in_flight
+        self.windows: dict[str, Window] = {}
+
+    def window(self, method: str) -> Window:
+        """The window of ``method``'s calls at this endpoint (made on first use).
+
+        One per method: the node limits its methods in separate buckets (or not at all:
+        receipts, logs), so the answer times of one say little of another's queue.
+        """
+        window = self.windows.get(method)
+        if window is None:
+            window = self.windows[method] = Window(self.requests)
+        return window
 
     def halve(self) -> None:
         """Halve the endpoint's later batches (a batch seemed too big for the way)."""
@@ -108,6 +125,7 @@ class Batcher:
         batch_size: int,
         max_body: int,
         batch_limits: Mapping[str, int] | None,
+        requests: int = 8,
     ) -> None:
         limits: object = batch_limits
         if limits is not None and not isinstance(limits, Mapping):
@@ -127,6 +145,7 @@ class Batcher:
         self._endpoints: dict[str, Endpoint] = {}
         self.batch_size = batch_size
         self.max_body = max_body
+        self.requests = requests
 
     def lane(self, method: str) -> tuple[str, int]:
         """The lane (queue key) and batch cap of ``method``, cached."""
@@ -141,17 +160,31 @@ class Batcher:
             self._lane_cache[method] = lane
         return lane
 
-    def _endpoint(self, url: str) -> Endpoint:
+    @staticmethod
+    def _cap(ep: Endpoint, method: str, cap: int) -> int:
+        """Items of ``method`` per batch to ``ep`` now: the lane's cap, halved after size-suspect
+        failures, and no more than the method's window advises for one request."""
+        cap = max(1, cap // ep.shrink)
+        window = ep.windows.get(method)
+        advised = None if window is None else window.request_calls()
+        return cap if advised is None else min(cap, advised)
+
+    def endpoint(self, url: str) -> Endpoint:
+        """The state of ``url`` (made on first use)."""
         ep = self._endpoints.get(url)
         if ep is None:
-            ep = self._endpoints[url] = Endpoint(url, self._accept_encoding(url))
+            ep = self._endpoints[url] = Endpoint(url, self._accept_encoding(url), self.requests)
         return ep
+
+    def endpoints(self) -> list[Endpoint]:
+        """Every endpoint used so far."""
+        return list(self._endpoints.values())
 
     def enqueue(self, url: str, call: Call) -> None:
         """Queue ``call`` for the next batch to ``url`` (or send it now if it goes alone)."""
-        ep = self._endpoint(url)
+        ep = self.endpoint(url)
         key, cap = self.lane(call.method)
-        cap = max(1, cap // ep.shrink)
+        cap = self._cap(ep, call.method, cap)
         if cap == 1:
             self._send(ep, [call])
             return
@@ -193,13 +226,13 @@ class Batcher:
 
     def send_batch(self, url: str, calls: list[Call]) -> None:
         """Send an explicit batch to ``url``: split by lane (first-seen order), then by cap and size."""
-        ep = self._endpoint(url)
+        ep = self.endpoint(url)
         lanes: dict[str, list[Call]] = {}
         caps: dict[str, int] = {}
         for call in calls:
             key, cap = self.lane(call.method)
             lanes.setdefault(key, []).append(call)
-            caps[key] = max(1, cap // ep.shrink)
+            caps[key] = self._cap(ep, call.method, cap)
         for key, members in lanes.items():
             for group in self._chunks(members, caps[key]):
                 self._send(ep, group)
@@ -210,6 +243,12 @@ class Batcher:
             for lane in ep.lanes.values():
                 abandon(ep.url, lane.calls, message)
                 lane.calls, lane.nbytes = [], 0
+
+
+def window_key(calls: list[Call]) -> str:
+    """The window a request of ``calls`` is counted in: their method (``""`` for a mix)."""
+    method = calls[0].method
+    return method if all(c.method == method for c in calls) else ""
 
 
 class InFlight:

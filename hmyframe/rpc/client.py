@@ -30,6 +30,7 @@ from hmyframe.rpc.routing import Router
 from hmyframe.rpc.sending import Sender
 from hmyframe.rpc.shared import ClientStats, ShardInfo
 from hmyframe.rpc.transport import DEFAULT_MAX_ANSWER_BYTES, Transport
+from hmyframe.rpc.window import Window
 
 __all__ = ["Client", "ClientStats", "ShardInfo", "ValidatorPacing"]
 
@@ -146,6 +147,7 @@ class Client:
             timeout=timeout, headers=headers, connections=max_in_flight, max_answer_bytes=max_answer_bytes
         )
         self._in_flight = InFlight(max_in_flight, self.stats)
+        self._envelopes = Envelopes(max_body_bytes)
         self._sender = Sender(
             transport,
             retry=retry,
@@ -153,6 +155,7 @@ class Client:
             in_flight=self._in_flight,
             pacing=pacing,
             stats=self.stats,
+            make_call=self._envelopes.make,
         )
         self._batcher = Batcher(
             self._sender.spawn,
@@ -160,8 +163,8 @@ class Client:
             batch_size=batch_size,
             max_body=max_body_bytes,
             batch_limits=batch_limits,
+            requests=max_in_flight,
         )
-        self._envelopes = Envelopes(max_body_bytes)
         self.v1 = Methods(self, 1)
         self.v2 = Methods(self, 2)
 
@@ -223,6 +226,35 @@ class Client:
         """Most calls of ``method`` sent in one HTTP request (1: always alone)."""
         return self._batcher.lane(method)[1]
 
+    def window(self, url: str, method: str) -> Window:
+        """The window of ``method``'s calls at ``url`` (:mod:`hmyframe.rpc.window`; made on first use)."""
+        return self._batcher.endpoint(url).window(method)
+
+    def request_calls(self, url: str | None, method: str) -> int | None:
+        """The node calls one request of ``method`` to ``url`` should cost now (a ``getBlocks``
+        of that many blocks), as its window advises once the endpoint showed a limit; ``None``:
+        no advice (the caller's own sizes). ``url=None``: the most advised at any endpoint.
+        See :mod:`hmyframe.rpc.window`."""
+        endpoints = self._batcher.endpoints() if url is None else [self._batcher.endpoint(url)]
+        advice = [
+            calls
+            for ep in endpoints
+            if (window := ep.windows.get(method)) is not None
+            and (calls := window.request_calls()) is not None
+        ]
+        return max(advice) if advice else None
+
+    def node_limit(self) -> float | None:
+        """The calls a second an endpoint of this client serves, when its rate limit is what bounds
+        the speed now (the most of any endpoint's windows), else ``None``."""
+        seen = [
+            rate
+            for ep in self._batcher.endpoints()
+            for window in ep.windows.values()
+            if (rate := window.node_limit()) is not None
+        ]
+        return max(seen) if seen else None
+
     # ------------------------------------------------------------------ routing
 
     async def shards(self) -> list[ShardInfo]:
@@ -238,6 +270,11 @@ class Client:
             If no entry (or more than one) is marked current.
         """
         return await self._router.home_shard()
+
+    def known_url(self, shard: int) -> str | None:
+        """The URL of ``shard`` if it was given (``shard_urls``), else ``None`` (learnt URLs are
+        asked of the node, and checked before their first use)."""
+        return self._router.known_url(shard)
 
     def routes_without_asking(self, shard: int) -> bool:
         """Whether a call for ``shard`` can be routed without asking the node for its shards

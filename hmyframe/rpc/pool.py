@@ -233,7 +233,25 @@ class EndpointPool:
             total.bytes_sent += s.bytes_sent
             total.bytes_received += s.bytes_received
             total.max_in_flight = max(total.max_in_flight, s.max_in_flight)
+            total.parts += s.parts
         return total
+
+    def request_calls(self, url: str, method: str) -> int | None:
+        """The node calls one request of ``method`` should cost, as the endpoints' windows advise
+        (the most of any endpoint's; ``None``: no advice). ``url`` is ignored: a call through
+        the pool may go to any endpoint."""
+        advice = [
+            calls
+            for state in self.endpoints
+            if (calls := state.client.request_calls(None, method)) is not None
+        ]
+        return max(advice) if advice else None
+
+    def node_limit(self) -> float | None:
+        """The calls a second the endpoints serve together, when a rate limit bounds the speed of
+        at least one of them (see :meth:`Client.node_limit`), else ``None``."""
+        seen = [rate for state in self.endpoints if (rate := state.client.node_limit()) is not None]
+        return sum(seen) if seen else None
 
     # ------------------------------------------------------------------ choosing an endpoint
 

@@ -193,6 +193,10 @@ class Router:
             )
         return current[0]
 
+    def known_url(self, shard: int) -> str | None:
+        """The URL of ``shard`` when the caller gave it (``shard_urls``), else ``None``."""
+        return self._shard_urls.get(shard)
+
     def routes_without_asking(self, shard: int) -> bool:
         """Whether a call for ``shard`` can be routed without asking the node for its shards."""
         return self._shard_info is not None or shard in self._shard_urls

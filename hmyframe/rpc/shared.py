@@ -85,6 +85,10 @@ class ClientStats:
         Request and (decompressed) answer body bytes.
     max_in_flight
         Most HTTP requests this client had in flight at once.
+    parts
+        Requests more than their endpoint's window allowed for one, sent as this many more
+        parts (a batch as smaller batches, a ``getBlocks`` as shorter ranges: see
+        :mod:`hmyframe.rpc.window`).
     """
 
     http_requests: int = 0
@@ -98,6 +102,7 @@ class ClientStats:
     bytes_sent: int = 0
     bytes_received: int = 0
     max_in_flight: int = 0
+    parts: int = 0
 
     @property
     def total_retries(self) -> int:
@@ -109,4 +114,4 @@ class ClientStats:
         self.http_requests = self.calls = self.batches = self.batch_splits = self.pacing_engaged = 0
         self.retries = Counter()
         self.retry_wait = self.pacing_wait = 0.0
-        self.bytes_sent = self.bytes_received = self.max_in_flight = 0
+        self.bytes_sent = self.bytes_received = self.max_in_flight = self.parts = 0

@@ -367,8 +367,10 @@ def test_validator_limiter_switched_off(make_devnet: Callable[..., Devnet]) -> N
 
 
 def test_global_rpc_rate_limit(make_devnet: Callable[..., Devnet]) -> None:
+    """The node's global limiter: a batch's limited calls wait their turn one after the other,
+    and a token due after the 5 s (here 0.4 s) deadline is refused at once."""
     net = make_devnet(**SMALL, rpc_rate_limit=RateLimit(rate=2.0, burst=2, deadline=0.4))
-    batch = json.dumps([json.loads(body(id_=i)) for i in range(4)]).encode()
+    batch = json.dumps([json.loads(body("hmyv2_getBlockByNumber", [1, {}], i)) for i in range(4)]).encode()
 
     async def scenario(http: aiohttp.ClientSession) -> list[Any]:
         answers: list[Any] = json.loads((await post(http, net.url, batch))[2])
@@ -377,6 +379,85 @@ def test_global_rpc_rate_limit(make_devnet: Callable[..., Devnet]) -> None:
     answers = run(scenario)
     assert ["result" in a for a in answers] == [True, True, False, False]
     assert answers[2]["error"]["message"] == RATE_LIMIT_MESSAGE
+
+
+def test_the_global_limiter_limits_what_the_node_limits(make_devnet: Callable[..., Devnet]) -> None:
+    """As ``rpc/harmony``: block reads, ``getShardingStructure`` and ``call`` wait on it, one bucket
+    per namespace; ``blockNumber``, receipts and logs do not."""
+    net = make_devnet(**SMALL, rpc_rate_limit=RateLimit(rate=1.0, burst=1, deadline=0.0))
+    free = [
+        ("hmyv2_blockNumber", []),
+        ("hmyv2_getTransactionReceipt", ["0x" + "00" * 32]),
+        ("hmy_getLogs", [{"fromBlock": "0x1", "toBlock": "0x2"}]),
+        ("hmyv2_getBlockSigners", [3]),
+    ]
+    limited = [
+        ("hmyv2_getBlockByNumber", [1, {}]),
+        ("hmyv2_getBlockByNumber", [2, {}]),  # the same bucket: refused
+        ("hmy_getBlockByNumber", ["0x1", False]),  # another namespace's bucket
+        ("hmy_getShardingStructure", []),  # hmy blockchain: its token is taken
+    ]
+    calls = [body(m, p, i) for i, (m, p) in enumerate(free * 3 + limited)]
+    batch = b"[" + b",".join(calls) + b"]"
+
+    async def scenario(http: aiohttp.ClientSession) -> list[Any]:
+        answers: list[Any] = json.loads((await post(http, net.url, batch))[2])
+        return answers
+
+    answers = run(scenario)
+    refused = ["error" in a and a["error"]["message"] == RATE_LIMIT_MESSAGE for a in answers]
+    assert refused == [False] * 12 + [False, True, False, True]
+
+
+def test_each_block_of_get_blocks_counts_and_a_dropped_request_gives_its_tokens_back(
+    make_devnet: Callable[..., Devnet],
+) -> None:
+    """``getBlocks`` of 6 blocks at 4 calls/s, burst 4: its last two blocks wait 0.25 s and 0.5 s.
+    A client that gives up on a long one cancels it: its waiting blocks give their tokens back."""
+    net = make_devnet(**SMALL, rpc_rate_limit=RateLimit(rate=4.0, burst=4, deadline=5.0))
+    get = body("hmyv2_getBlocks", [1, 6, {"fullTx": False}])
+
+    async def timed(http: aiohttp.ClientSession) -> float:
+        began = asyncio.get_running_loop().time()
+        status, _, data = await post(http, net.url, get)
+        assert status == 200
+        assert len(json.loads(data)["result"]) == 6
+        return asyncio.get_running_loop().time() - began
+
+    took = run(timed)
+    assert 0.4 <= took < 1.5
+    # a 20-block request waits ~4 s for its last block; dropped after 0.3 s, it must not keep
+    # taking the node's tokens: a 1-block request right after waits for one token, not 19 more
+    long = body("hmyv2_getBlocks", [1, 20, {"fullTx": False}])
+
+    async def dropped(http: aiohttp.ClientSession) -> float:
+        with pytest.raises(asyncio.TimeoutError):
+            async with http.post(net.url, data=long, headers=JSON, timeout=aiohttp.ClientTimeout(total=0.3)):
+                pass
+        await asyncio.sleep(0.1)  # the node sees the connection closed
+        began = asyncio.get_running_loop().time()
+        status, _, data = await post(http, net.url, body("hmyv2_getBlockByNumber", [1, {}]))
+        assert status == 200
+        assert "result" in json.loads(data)
+        return asyncio.get_running_loop().time() - began
+
+    assert run(dropped) < 1.0
+
+
+def test_a_request_longer_than_the_write_timeout_gets_no_answer(make_devnet: Callable[..., Devnet]) -> None:
+    """The node's HTTP server (WriteTimeout, 30 s by default) closes the connection of a request
+    that took longer, without an answer."""
+    net = make_devnet(**SMALL, rpc_rate_limit=RateLimit(rate=10.0, burst=1, deadline=5.0), write_timeout=0.5)
+
+    async def scenario(http: aiohttp.ClientSession) -> None:
+        quick = await post(http, net.url, body("hmyv2_getBlocks", [1, 3, {"fullTx": False}]))
+        assert quick[0] == 200
+        assert len(json.loads(quick[2])["result"]) == 3
+        with pytest.raises(aiohttp.ClientError):  # 10 blocks at 10/s: ~0.9 s
+            await post(http, net.url, body("hmyv2_getBlocks", [1, 10, {"fullTx": False}]))
+
+    run(scenario)
+    assert dict(net.stats.total().by_status) == {200: 1}  # the long one got no answer
 
 
 async def test_rules_that_would_not_change_the_answer_are_not_consumed(make_devnet: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hmyframe.addresses import to_one as _one
+from hmyframe.devnet.limits import PER_BLOCK
 from hmyframe.devnet.methods._table import EMPTY_LIST as _EMPTY_LIST
 from hmyframe.devnet.methods._table import NULL as _NULL
 from hmyframe.devnet.methods._table import Handler, register
@@ -36,6 +37,8 @@ __all__ = ["GET_BLOCKS_LIMIT", "block_for_index", "block_number_or_hash"]
 
 #: ``getBlocks``: ``end - start`` may be at most this (so 1025 blocks per call).
 GET_BLOCKS_LIMIT = 1024
+#: The namespace of each generation (whose limiter bucket a block of ``getBlocks`` waits on).
+_NAMESPACE: dict[int, str] = {1: "hmy", 2: "hmyv2"}
 
 
 def _block_number(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
@@ -101,8 +104,8 @@ async def _get_blocks(node: ShardState, gen: Gen, params: list[Any]) -> bytes:
         raise RpcFault(-32000, ERR_CRASHED)
     parts = []
     for number in range(start, end + 1):
-        if node.rpc_limiter is not None and number > start:
-            await node.rpc_limiter.wait()
+        if node.rpc_limiter is not None:  # each block through the limited GetBlockByNumber
+            await node.rpc_limiter.wait(f"{_NAMESPACE[gen]}_{PER_BLOCK}")
         await node.read_cost()
         parts.append(node.block_bytes(number, gen, args))
     return b"[" + b",".join(parts) + b"]"
