@@ -295,8 +295,9 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
     """Write a chunk's checked tables (:func:`assemble_chunk`) to the cache, if any.
 
     Every table is written for the blocks the cache lacks (so cache files never overlap, also
-    when part of the chunk was cached by an earlier, narrower fetch); call it only once every
-    table of the chunk passed its checks.
+    when part of the chunk was cached by an earlier, narrower fetch), a side table never
+    (:attr:`~hmyframe.datasets.sources.Fill.side`); call it only once every table of the chunk
+    passed its checks.
     """
     cache = job.cache
     if cache is not None:
@@ -305,6 +306,8 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
             low = job.first // job.tails * job.tails
             chunk = (low, low + job.tails - 1)
         for name, table in tables.items():
+            if sources.fill_of(name).side:
+                continue
             dataset = get_dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)
