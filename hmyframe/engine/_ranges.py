@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
-from hmyframe._spans import merge, rows_between
+from hmyframe._spans import block_slice, merge
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
@@ -477,7 +477,7 @@ class _SourceChunk:
             builds=self.builds,
             calls=piece.calls,
             payloads=payloads,
-            needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
+            needed={n: block_slice(t, piece.first, piece.last) for n, t in have.items()},
             endpoint=self.endpoint,
         )
         return PieceJob(self.source.transform, answers)
