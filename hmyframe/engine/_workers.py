@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
-from hmyframe._lazy import arrow_system_allocator, lazy_module
+from hmyframe._lazy import arrow_system_allocator, give_back_freed, lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import Answers
@@ -130,7 +130,9 @@ def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
     # (the whole transform: decoding allocates a container per JSON object, and with the
     # collector running those allocations trigger collections that walk every tracked object)
     with gc_paused():
-        return dict(_transform(job.transform)(job.answers))
+        tables = dict(_transform(job.transform)(job.answers))
+    give_back_freed(sum(map(len, job.answers.payloads)))  # (what the decoding freed)
+    return tables
 
 
 def convert_pieces(jobs: Sequence[PieceJob]) -> list[dict[str, pa.Table]]:
