@@ -20,7 +20,15 @@ import threading
 from types import ModuleType
 from typing import Any
 
-__all__ = ["TRIM_BYTES", "arrow_system_allocator", "arrow_without_pandas", "give_back_freed", "lazy_module"]
+__all__ = [
+    "TRIM_BYTES",
+    "aiohttp_without_default_certificates",
+    "arrow_system_allocator",
+    "arrow_without_pandas",
+    "give_back_freed",
+    "lazy_module",
+    "tls_for",
+]
 
 
 class _LazyModule:
@@ -89,6 +97,61 @@ def arrow_without_pandas() -> None:
         pa.array([0])
     finally:
         sys.meta_path.remove(hide)
+
+
+#: Whether aiohttp was imported without its default TLS contexts' certificates, and hmyframe's
+#: own verified context once made (see :func:`tls_for`).
+_tls: dict[str, Any] = {"own": False, "context": None}
+
+
+def aiohttp_without_default_certificates() -> None:
+    """Import aiohttp without its loading the system's CA certificates, in a process hmyframe
+    owns (the ``hmyframe`` command; never in a caller's interpreter).
+
+    aiohttp makes two default TLS contexts when it is imported, each reading and parsing the CA
+    bundle (``set_default_verify_paths``): about 35 ms, a quarter of its import and an eighth of
+    a whole ``hmyframe export`` of a cached block, spent even when every URL is ``http``. Here
+    they are made without certificates (which would fail every certificate, never accept one),
+    and hmyframe's requests to ``https`` / ``wss`` URLs carry a verified context of its own,
+    made on the first one (:func:`tls_for`). Does nothing once aiohttp is imported.
+    """
+    if "aiohttp" in sys.modules:
+        return
+    import ssl
+
+    context = ssl.SSLContext
+    saved = {name: context.__dict__.get(name) for name in ("load_default_certs", "set_default_verify_paths")}
+
+    def skip(self: object, *args: object, **kwargs: object) -> None:
+        return None
+
+    for name in saved:
+        setattr(context, name, skip)
+    try:
+        importlib.import_module("aiohttp")
+    finally:
+        for name, method in saved.items():
+            if method is None:
+                delattr(context, name)  # (inherited from the C type)
+            else:
+                setattr(context, name, method)
+    _tls["own"] = True
+
+
+def tls_for(url: str) -> Any:
+    """aiohttp's ``ssl`` argument for a request to ``url``: ``True`` (aiohttp's default, verified),
+    or, where :func:`aiohttp_without_default_certificates` left aiohttp's contexts without
+    certificates, for an ``https`` / ``wss`` URL a verified context of hmyframe's own, made once
+    (as aiohttp makes its: the system's CA certificates, ALPN ``http/1.1``)."""
+    if not _tls["own"] or not url[:6].lower().startswith(("https:", "wss:")):
+        return True
+    if _tls["context"] is None:
+        import ssl
+
+        context = ssl.create_default_context()
+        context.set_alpn_protocols(("http/1.1",))
+        _tls["context"] = context
+    return _tls["context"]
 
 
 def arrow_system_allocator() -> None:
