@@ -43,8 +43,13 @@ def hmyframe_export(p: dict[str, Any]) -> Callable[[], Result]:
 
     hmyframe imports lazily, so ``hmyframe.cli`` alone would leave the export's own modules (and
     pyarrow) to be imported inside the timed work; they are imported here instead. pandas is not:
-    an export should not need it, so whatever imports it during the work stays counted.
+    an export should not need it, so whatever imports it during the work stays counted. aiohttp
+    is imported as the ``hmyframe`` command imports it (without the CA certificates of its
+    default TLS contexts: ``hmyframe.cli.main`` run without ``argv`` does the same).
     """
+    from hmyframe._lazy import aiohttp_without_default_certificates
+
+    aiohttp_without_default_certificates()
     import pyarrow  # these imports are for their import time only, before the clock
     import pyarrow.compute
     import pyarrow.parquet  # noqa: F401

@@ -37,6 +37,8 @@ print(sum(d.rows for d in summary.datasets.values()), summary.datasets["transact
 IMPORT_ONLY = "import hmyframe, hmyframe.exporting, pandas, pyarrow.parquet; print(0, 0, 0.0)"
 EXPORT_CLI = """
 import sys, time
+from hmyframe._lazy import aiohttp_without_default_certificates
+aiohttp_without_default_certificates()  # (as the hmyframe command imports it)
 from hmyframe.cli import main
 out = sys.argv[3]
 began = time.perf_counter()
@@ -54,8 +56,9 @@ for path in pathlib.Path(out).rglob("*.parquet"):
 print(sum(rows.values()), rows.get("transactions", 0), seconds)
 """
 IMPORT_ONLY_CLI = (
-    "from hmyframe._lazy import arrow_system_allocator, arrow_without_pandas\n"
-    "arrow_system_allocator(); arrow_without_pandas()\n"
+    "from hmyframe._lazy import aiohttp_without_default_certificates, arrow_system_allocator, "
+    "arrow_without_pandas\n"
+    "aiohttp_without_default_certificates(); arrow_system_allocator(); arrow_without_pandas()\n"
     "import hmyframe.cli.export, hmyframe.exporting, hmyframe.datasets._registry, hmyframe.engine._ranges\n"
     "import hmyframe.rpc.client, pyarrow.parquet, pyarrow.compute, aiohttp; print(0, 0, 0.0)"
 )

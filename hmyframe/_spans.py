@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["cover", "gaps", "merge", "overlapping", "rows_between"]
+__all__ = ["block_slice", "cover", "gaps", "merge", "overlapping", "rows_between"]
 
 _P = TypeVar("_P", bound=PurePath)
 
@@ -82,3 +82,20 @@ def rows_between(table: pa.Table, lo: int, hi: int) -> pa.Table:
 
     column = table["block_number"]
     return table.filter(pc.and_(pc.greater_equal(column, lo), pc.less_equal(column, hi)))
+
+
+def block_slice(table: pa.Table, lo: int, hi: int) -> pa.Table:
+    """Rows of blocks ``lo..hi``, as :func:`rows_between`, but a zero-copy slice where the table
+    is in block order (no null ``block_number``): what a conversion reads of a chunk's tables,
+    so its pieces do not each hold a copy of their rows."""
+    import numpy as np
+
+    column = table["block_number"]
+    if column.null_count:
+        return rows_between(table, lo, hi)
+    numbers = column.to_numpy()
+    if len(numbers) > 1 and (np.diff(numbers) < 0).any():
+        return rows_between(table, lo, hi)
+    first = int(np.searchsorted(numbers, lo, side="left"))
+    last = int(np.searchsorted(numbers, hi, side="right"))
+    return table.slice(first, last - first)

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -144,10 +145,18 @@ class Proxy:
     are put back together (a non-200 answer to any call answers the whole batch).
     """
 
-    def __init__(self, target: str, rewrite: Rewrite, *, split_batches: bool = False) -> None:
+    def __init__(
+        self,
+        target: str,
+        rewrite: Rewrite,
+        *,
+        split_batches: bool = False,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.target = target
         self.rewrite = rewrite
         self.split_batches = split_batches
+        self.tls = tls  # served over https with this (server) context
         self.requests: list[Any] = []
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -158,7 +167,7 @@ class Proxy:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self._port}"
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -172,7 +181,7 @@ class Proxy:
         app.router.add_post("/", self._handle)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.tls)
         await site.start()
         self._port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 

@@ -62,7 +62,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted)."""
+    """Run the command line; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted).
+
+    Without ``argv`` (the ``hmyframe`` command, ``python -m hmyframe``: the words of
+    ``sys.argv``) it owns its process, and imports aiohttp without the CA certificates aiohttp
+    loads at import for its default TLS contexts (``hmyframe._lazy.
+    aiohttp_without_default_certificates``: ~35 ms of every command's start; ``https`` requests
+    carry a verified context of hmyframe's own). Given ``argv`` (a caller's own interpreter),
+    aiohttp is left as it is.
+    """
+    if argv is None:
+        from hmyframe._lazy import aiohttp_without_default_certificates
+
+        aiohttp_without_default_certificates()
     words = list(sys.argv[1:] if argv is None else argv)
     # the first word not starting with "-" is the command (the top level takes no valued option)
     command = next((w for w in words if not w.startswith("-")), None)

@@ -61,9 +61,16 @@ class TxRows:
         self.rows = rows
         self._spans = spans  # (block index, number of rows) for each block that has rows
         self._loose = loose
-        self.where = where_of(self)
+        self._where_of = where_of
         #: every quantity is an int, a str or None (see DecodedBlocks.typed)
         self.typed = typed
+
+    @property
+    def where(self) -> Where:
+        """Names the rows in errors (made on each use: kept on the rows, it would refer back to
+        them, a cycle keeping every decoded transaction alive until the cyclic collector runs,
+        which conversion pauses and the untracked decoded structs never trigger)."""
+        return self._where_of(self)
 
     @property
     def spans(self) -> list[tuple[int, int]]:

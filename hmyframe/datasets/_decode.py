@@ -224,6 +224,17 @@ class _TypedItem(_Item, gc=False):
     staking_transactions: list[_TypedStakingTx | str] | None = None  # type: ignore[assignment]
 
 
+class _EthItem(_Item, gc=False):
+    """An :class:`_Item` keeping a headers-only block's ``transactionsInEthHash`` too (decoded
+    only when asked: a blocks export has no use for them)."""
+
+    transactionsInEthHash: list[str] | None = None
+
+
+class _TypedEthItem(_TypedItem, gc=False):
+    transactionsInEthHash: list[str] | None = None
+
+
 _BLOCK_KEYS = ("number", "parentHash", "miner", "stateRoot", "transactionsRoot", "gasLimit", "logsBloom")
 
 #: A list's ``null`` entries are the gaps of the 2020 node's pool listings (see
@@ -375,10 +386,17 @@ class DecodedBlocks:
     typed: bool = False
 
 
-_BLOCKS_DECODER = msgspec.json.Decoder(_BlocksPayload, float_hook=Decimal)
-_TYPED_BLOCKS_DECODER = msgspec.json.Decoder(
-    _TypedItem | list[_TypedItem | str | None] | None, float_hook=Decimal
-)
+#: (typed, untyped) decoders, without and with ``transactionsInEthHash``.
+_BLOCKS_DECODERS = {
+    False: (
+        msgspec.json.Decoder(_TypedItem | list[_TypedItem | str | None] | None, float_hook=Decimal),
+        msgspec.json.Decoder(_BlocksPayload, float_hook=Decimal),
+    ),
+    True: (
+        msgspec.json.Decoder(_TypedEthItem | list[_TypedEthItem | str | None] | None, float_hook=Decimal),
+        msgspec.json.Decoder(_EthItem | list[_EthItem | str | None] | None, float_hook=Decimal),
+    ),
+}
 
 
 def _convert(item: _Item, cls: type[_S]) -> _S:
@@ -398,10 +416,10 @@ def _classify(item: _Item, path: str, out: DecodedBlocks, what: str) -> None:
             out.txs.append(tx)
             out.tx_paths.append(f"{path}.transactions[{j}]")
     elif item.type is not None or item.msg is not None:
-        out.staking_txs.append(_convert(item, _TypedStakingTx if type(item) is _TypedItem else StakingTx))
+        out.staking_txs.append(_convert(item, _TypedStakingTx if isinstance(item, _TypedItem) else StakingTx))
         out.staking_paths.append(path)
     elif item.from_ is not None or item.hash is not None:
-        out.txs.append(_convert(item, _TypedTx if type(item) is _TypedItem else Tx))
+        out.txs.append(_convert(item, _TypedTx if isinstance(item, _TypedItem) else Tx))
         out.tx_paths.append(path)
     else:
         shown = {k: v for k, v in msgspec.structs.asdict(item).items() if v is not None}
@@ -432,7 +450,9 @@ def _pool_gaps(items: list[Any], index: int, what: str) -> None:
             )
 
 
-def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlocks:
+def decode_blocks(
+    payloads: Sequence[bytes], what: str = "blocks", *, eth_hashes: bool = False
+) -> DecodedBlocks:
     """Decode ``blocks``-source payloads once for every block-derived dataset.
 
     Parameters
@@ -449,6 +469,9 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
         (early-2020 or current).
     what
         Name used in error messages (the dataset being built).
+    eth_hashes
+        Keep headers-only blocks' ``transactionsInEthHash`` (``block.transactionsInEthHash``;
+        without it the key is skipped).
 
     Returns
     -------
@@ -462,12 +485,13 @@ def decode_blocks(payloads: Sequence[bytes], what: str = "blocks") -> DecodedBlo
         For bytes that are not JSON or a structure that fits none of the above.
     """
     out = DecodedBlocks(typed=True)
+    typed, untyped = _BLOCKS_DECODERS[eth_hashes]
     for i, data in enumerate(payloads):
         try:
-            decoded = _TYPED_BLOCKS_DECODER.decode(data)
+            decoded = typed.decode(data)
         except (msgspec.MsgspecError, RecursionError):  # not JSON, or a value of another type
             out.typed = False
-            decoded = _decode(_BLOCKS_DECODER, what, i, data)
+            decoded = _decode(untyped, what, i, data)
         if decoded is None:
             continue
         if isinstance(decoded, _Item):

@@ -11,7 +11,8 @@ chain's block hashes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import bisect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -19,11 +20,18 @@ import pyarrow as pa
 from hmyframe._bloom import bloom_bits
 from hmyframe.datasets import sources
 from hmyframe.datasets._base import ConvertContext
-from hmyframe.datasets._decode import decode_blocks
+from hmyframe.datasets._convert import Where, hash_array
+from hmyframe.datasets._decode import Block, decode_blocks
 from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
 from hmyframe.datasets._registry import get
 from hmyframe.datasets.sources import Answers, Refetch
-from hmyframe.errors import InconsistentAnswerError, NotFoundError, WrongChainError, redact_url
+from hmyframe.errors import (
+    InconsistentAnswerError,
+    NotFoundError,
+    ResponseShapeError,
+    WrongChainError,
+    redact_url,
+)
 
 __all__ = [
     "blocks",
@@ -34,6 +42,7 @@ __all__ = [
     "logs",
     "receipts",
     "traces",
+    "transaction_positions",
 ]
 
 
@@ -65,7 +74,7 @@ def blocks(answers: Answers) -> dict[str, pa.Table]:
     signer_payloads = [
         p for c, p in zip(answers.calls, answers.payloads, strict=True) if c.method.endswith(signer_method)
     ]
-    decoded = decode_blocks(block_payloads)
+    decoded = decode_blocks(block_payloads, eth_hashes=sources.TX_POSITIONS in answers.builds)
     if not sources.full_blocks(answers.detail, answers.state) and any(
         b.transactions is None for b in decoded.blocks
     ):
@@ -73,7 +82,12 @@ def blocks(answers: Answers) -> dict[str, pa.Table]:
             {"headers_only": False}, "the node leaves the transaction list out of headers-only blocks"
         )
     ctx = ConvertContext(shard_id=answers.shard)
-    tables = {name: get(name).build(decoded, ctx) for name in answers.builds if name != "signers"}
+    own = ("signers", sources.TX_POSITIONS)
+    tables = {name: get(name).build(decoded, ctx) for name in answers.builds if name not in own}
+    if sources.TX_POSITIONS in answers.builds:
+        tables[sources.TX_POSITIONS] = transaction_positions(
+            decoded.blocks, decoded.block_paths, tables["blocks"]["block_number"].to_pylist()
+        )
     if "signers" in answers.builds:
         if signer_payloads:
             tables["signers"] = _signers_from_lists(
@@ -87,6 +101,91 @@ def blocks(answers: Answers) -> dict[str, pa.Table]:
         field = table.schema.field(index)
         tables["blocks"] = table.set_column(index, field, pa.nulls(table.num_rows, type=field.type))
     return tables
+
+
+def transaction_positions(blocks: Sequence[Block], paths: Sequence[str], numbers: Sequence[int]) -> pa.Table:
+    """The :data:`~hmyframe.datasets.sources.TX_POSITIONS` side table of decoded blocks.
+
+    Each block's plain transactions, then its staking ones, at their position in the block (as
+    a log's ``transactionIndex`` counts them), with their Harmony hash and, for plain ones,
+    their Ethereum-form hash: from a headers-only block's ``transactions``,
+    ``transactionsInEthHash`` and ``stakingTransactions`` lists (in the same order), or from a
+    full block's transaction objects (``hash``, ``ethHash``). ``numbers``: each block's number.
+
+    Raises
+    ------
+    Refetch
+        A headers-only block listing transactions without their Ethereum-form hashes (a node
+        before 2021-04): the chunk and the rest of the fetch are asked in full.
+    ResponseShapeError
+        A list of another length than the block's transactions, or a hash that is not one.
+    """
+    numbers_col: list[int] = []
+    positions: list[int] = []
+    hashes: list[Any] = []
+    eths: list[Any] = []
+    starts: list[int] = []  # each block's first row (its rows' paths are made only for an error)
+    for block, number in zip(blocks, numbers, strict=True):
+        starts.append(len(hashes))
+        plain, staking = block.transactions or [], block.stakingTransactions or []
+        if plain and isinstance(plain[0], str):
+            eth = _eth_hashes(block, plain, paths[len(starts) - 1])
+            hashes += plain
+            eths += eth
+        else:
+            hashes += [getattr(t, "hash", None) for t in plain]
+            eths += [getattr(t, "ethHash", None) for t in plain]
+        hashes += [t if isinstance(t, str) else t.hash for t in staking]
+        eths += [None] * len(staking)
+        count = len(plain) + len(staking)
+        numbers_col += [number] * count
+        positions += range(count)
+
+    def path(column: int) -> Callable[[int], str]:
+        return lambda row: _position_path(blocks, paths, starts, row, column)
+
+    return pa.table(
+        {
+            "block_number": pa.array(numbers_col, pa.int64()),
+            "transaction_index": pa.array(positions, pa.int64()),
+            "transaction_hash": hash_array(hashes, Where("blocks", path(0)), "", required=True),
+            "eth_hash": hash_array(eths, Where("blocks", path(1)), ""),
+        }
+    )
+
+
+def _eth_hashes(block: Block, plain: Sequence[object], path: str) -> list[str]:
+    """A headers-only block's ``transactionsInEthHash`` (one per transaction)."""
+    eth: list[str] | None = getattr(block, "transactionsInEthHash", None)  # (decoded with eth_hashes)
+    if eth is None:
+        raise Refetch(
+            {"headers_only": False}, "the node leaves transactionsInEthHash out of headers-only blocks"
+        )
+    if len(eth) != len(plain):
+        raise ResponseShapeError(
+            "blocks",
+            f"{path}.transactionsInEthHash",
+            f"{len(eth)} hashes",
+            f"one per transaction of the block ({len(plain)})",
+        )
+    return eth
+
+
+def _position_path(
+    blocks: Sequence[Block], paths: Sequence[str], starts: Sequence[int], row: int, column: int
+) -> str:
+    """The path of row ``row``'s Harmony (``column`` 0) or Ethereum-form (1) hash in the answers."""
+    k = bisect.bisect_right(starts, row) - 1
+    block, i = blocks[k], row - starts[k]
+    plain = block.transactions or []
+    if i >= len(plain):
+        staking = (block.stakingTransactions or [])[i - len(plain)]
+        return f"{paths[k]}.stakingTransactions[{i - len(plain)}]" + (
+            "" if isinstance(staking, str) else ".hash"
+        )
+    if isinstance(plain[i], str):
+        return f"{paths[k]}.{('transactions', 'transactionsInEthHash')[column]}[{i}]"
+    return f"{paths[k]}.transactions[{i}].{('hash', 'ethHash')[column]}"
 
 
 def _signers_from_lists(
@@ -276,23 +375,23 @@ def logs(answers: Answers) -> dict[str, pa.Table]:
     and ``hmyv2_`` answers (receipts' logs, ``hmy_getLogs``) then carry the Ethereum-form hash
     for plain transactions (staking receipts come after the plain ones and keep theirs); the
     mainnet answers of ``tests/real/mainnet-2023`` show both states. So every log is resolved
-    through its block's transactions (``answers.needed``): by its ``transactionIndex`` (a plain
-    transaction's position, or the number of plain ones plus a staking transaction's position)
-    and either hash of that transaction; ``transaction_hash`` is then the Harmony hash and
-    ``eth_hash`` the Ethereum-form one (null for a staking transaction). The logs are checked
-    first (:func:`check_logs`).
+    through its block's transactions (``answers.needed``: the ``transactions`` and
+    ``staking_transactions`` tables, or the headers' :data:`~hmyframe.datasets.sources.TX_POSITIONS`
+    side table): by its ``transactionIndex`` (a plain transaction's position, or the number of
+    plain ones plus a staking transaction's position) and either hash of that transaction;
+    ``transaction_hash`` is then the Harmony hash and ``eth_hash`` the Ethereum-form one (null
+    for a staking transaction). The logs are checked first (:func:`check_logs`).
     """
     decoded = decode_logs(answers.payloads, "logs")
     ctx = ConvertContext(shard_id=answers.shard)
     table = get("logs").build(decoded, ctx)
     needed = answers.needed
+    if sources.TX_POSITIONS in needed:  # every transaction at its position: none left for staking
+        plain, staking = needed[sources.TX_POSITIONS], needed[sources.TX_POSITIONS].slice(0, 0)
+    else:
+        plain, staking = needed["transactions"], needed["staking_transactions"]
     harmony, eth = check_logs(
-        table,
-        needed["blocks"],
-        needed["transactions"],
-        needed["staking_transactions"],
-        answers.shard,
-        receipts=needed.get("receipts"),
+        table, needed["blocks"], plain, staking, answers.shard, receipts=needed.get("receipts")
     )
     for name, values in (("transaction_hash", harmony), ("eth_hash", eth)):
         index = table.schema.get_field_index(name)
@@ -343,7 +442,9 @@ def check_logs(
     table
         The ``logs`` table as the node's answers give it (``transaction_hash`` either form).
     blocks, plain, staking
-        The ``blocks``, ``transactions`` and ``staking_transactions`` tables of those blocks.
+        The ``blocks``, ``transactions`` and ``staking_transactions`` tables of those blocks (or,
+        as ``plain``, their :data:`~hmyframe.datasets.sources.TX_POSITIONS` side table of every
+        transaction at its position, and ``staking`` without rows).
     shard
         Their shard (named in errors).
     receipts

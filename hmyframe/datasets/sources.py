@@ -54,6 +54,7 @@ __all__ = [
     "RECEIPTS",
     "SNAPSHOT_DATASETS",
     "TRACES",
+    "TX_POSITIONS",
     "Answers",
     "Call",
     "ChunkRequest",
@@ -62,6 +63,7 @@ __all__ = [
     "Piece",
     "RangeSource",
     "Refetch",
+    "chunk_needs",
     "fill_of",
     "head_offset",
     "kind_of",
@@ -198,6 +200,13 @@ class Fill:
         Exactly one row per block: each chunk is checked to hold every block once.
     head_reason
         Why the head is out of reach (quoted in errors), with ``head_offset``.
+    side
+        Not a dataset but a *side table*: built from the source's answers only for another
+        dataset's conversion in the same chunk (a :attr:`needs` names it), never cached,
+        returned or exported, and built only when asked (give it a ``detail`` of its own).
+    instead
+        (A side table) the datasets that, when all are at hand in a chunk (cached, or built in
+        it), are needed in its stead (:func:`chunk_needs`): it is then not built.
     """
 
     detail: frozenset[str] = frozenset()
@@ -206,6 +215,8 @@ class Fill:
     needs: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     per_block: bool = False
+    side: bool = False
+    instead: tuple[str, ...] = ()
 
 
 #: ``plan(request) -> pieces``.
@@ -265,7 +276,8 @@ class RangeSource:
             raise ConfigError(f"source {self.name!r} fills no dataset")
 
     def builds_for(self, detail: frozenset[str]) -> tuple[str, ...]:
-        """The datasets answers fetched with ``detail`` can make (siblings included)."""
+        """The datasets answers fetched with ``detail`` can make (siblings included; a side
+        table only where its own detail was asked)."""
         return tuple(name for name, f in self.fills.items() if f.detail <= detail)
 
 
@@ -341,10 +353,19 @@ def _blocks_fallback(state: Mapping[str, Any], error: BaseException) -> Mapping[
     return None
 
 
+#: The side table of every transaction of the blocks at its position as a log's
+#: ``transactionIndex`` counts it (the plain ones, then the staking ones): ``block_number``,
+#: ``transaction_index``, ``transaction_hash`` (Harmony) and ``eth_hash`` (null for staking), from
+#: headers-only blocks' ``transactions``, ``transactionsInEthHash`` and ``stakingTransactions``
+#: lists (the same order). What logs are resolved through when the blocks' transactions tables
+#: are not at hand: headers-only blocks are a fraction of the bytes of full ones.
+TX_POSITIONS = "_transaction_positions"
+
 #: Blocks from ``getBlocks`` (or ``getBlockByNumber``): headers, transactions, staking
 #: transactions and signers. Headers-only blocks still list transaction hashes, so ``blocks``
 #: alone is fetched without full transactions; an early-2020 node leaves the list out, and its
-#: blocks are then fetched in full (``state["headers_only"] = False``).
+#: blocks are then fetched in full (``state["headers_only"] = False``), as are those of a node
+#: listing transactions without ``transactionsInEthHash`` when :data:`TX_POSITIONS` is asked.
 BLOCKS = RangeSource(
     name="blocks",
     fills={
@@ -353,6 +374,11 @@ BLOCKS = RangeSource(
         "staking_transactions": Fill(detail=frozenset({"full_tx"})),
         "signers": Fill(
             detail=frozenset({"signers"}), head_offset=1, head_reason="block N's signers need block N+1"
+        ),
+        TX_POSITIONS: Fill(
+            detail=frozenset({"tx_positions"}),
+            side=True,
+            instead=("transactions", "staking_transactions"),
         ),
     },
     plan=_plan_blocks,
@@ -518,14 +544,13 @@ def _span_of(params: object) -> int | None:
 #: Ethereum-form one, as the node's receipts cache has it (see ``_transform.logs``): both are
 #: resolved through the blocks' transactions (their position in the block and either hash), and
 #: the logs are checked against the blocks (hash, log indexes, logsBloom) and, fetched in the
-#: same chunk, the receipts (each transaction's log count). The blocks' transactions come with
-#: full blocks, which a logs fetch asks when no cached table holds them (nothing more when
-#: transactions are fetched or cached too). Alone, logs of 2,000 devnet blocks (about 12
-#: transactions a block, full blocks 3.7 times the bytes of headers-only ones) take about 1.7
-#: times as long as with the headers-only blocks asked before; on a quiet chain (mainnet's 0-3)
-#: about the same. The headers' ``transactionsInEthHash`` would be cheaper to fetch, but would
-#: need a second cached copy of every hash (or a second fetch of the blocks) to be at hand.
-LOG_NEEDS = ("blocks", "transactions", "staking_transactions")
+#: same chunk, the receipts (each transaction's log count). The blocks' transactions are the
+#: ``transactions`` and ``staking_transactions`` tables where both are at hand (cached, or
+#: fetched in the same chunk), else the headers-only blocks' hash lists (:data:`TX_POSITIONS`,
+#: never cached): full blocks are about 3 times the bytes of headers-only ones on a devnet of
+#: about 12 transactions a block, and a logs export of 2,000 such blocks asking them took 1.4
+#: times the CPU and 1.3 times the memory.
+LOG_NEEDS = ("blocks", TX_POSITIONS)
 LOGS = RangeSource(
     name="logs",
     fills={
@@ -634,7 +659,8 @@ def kind_of(name: str) -> FetchKind:
     ConfigError
         For a name no source, snapshot or lookup declares.
     """
-    if _owner(name) is not None:
+    owner = _owner(name)
+    if owner is not None and not owner.fills[name].side:
         return "range"
     if name in SNAPSHOT_DATASETS:
         return "snapshot"
@@ -678,11 +704,50 @@ def head_offset(names: Sequence[str]) -> tuple[int, str]:
     return best.head_offset, best.head_reason
 
 
+def chunk_needs(wanted: Sequence[str], cached: Callable[[str], bool]) -> dict[str, tuple[str, ...]]:
+    """The tables each dataset of ``wanted`` needs in one chunk: its :attr:`Fill.needs`, a side
+    table replaced by its :attr:`Fill.instead` datasets where all of those are at hand.
+
+    A dataset is at hand when it is cached (``cached(name)``, never asked of a side table), or
+    built in the chunk: wanted, needed by a wanted one, or a sibling of one of those that the
+    detail its source is asked for makes (``staking_transactions`` with ``transactions``).
+
+    >>> chunk_needs(["logs"], lambda name: False)
+    {'logs': ('blocks', '_transaction_positions')}
+    >>> chunk_needs(["logs", "transactions"], lambda name: False)["logs"]
+    ('blocks', 'transactions', 'staking_transactions')
+    >>> chunk_needs(["logs"], lambda name: name != "blocks")["logs"]
+    ('blocks', 'transactions', 'staking_transactions')
+    """
+    built = set(wanted)
+    for name in wanted:
+        built.update(n for n in fill_of(name).needs if not fill_of(n).side and not cached(n))
+    asked: dict[str, frozenset[str]] = {}  # the detail each source is asked for in the chunk
+    for name in built:
+        source = source_of(name)
+        asked[source.name] = asked.get(source.name, frozenset()) | source.fills[name].detail
+
+    def at_hand(name: str) -> bool:
+        source = source_of(name)
+        made = source.name in asked and source.fills[name].detail <= asked[source.name]
+        return made or cached(name)
+
+    out: dict[str, tuple[str, ...]] = {}
+    for name in wanted:
+        needs: list[str] = []
+        for need in fill_of(name).needs:
+            side = fill_of(need)
+            swap = side.side and side.instead and all(at_hand(n) for n in side.instead)
+            needs.extend(side.instead if swap else (need,))
+        out[name] = tuple(dict.fromkeys(needs))
+    return out
+
+
 class _RangeNames(Sequence[str]):
     """The range datasets, as the registry has them now (sources may be added)."""
 
     def _names(self) -> tuple[str, ...]:
-        return tuple(n for source in _SOURCES.values() for n in source.fills)
+        return tuple(n for source in _SOURCES.values() for n, f in source.fills.items() if not f.side)
 
     @overload
     def __getitem__(self, index: int) -> str: ...

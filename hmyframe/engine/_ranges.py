@@ -20,7 +20,9 @@ conversion needs and how far behind the head its blocks are complete.
    source that plans from those tables (receipts, by the blocks' hashes) sends its calls after.
    A table a conversion merely checks against (:attr:`~hmyframe.datasets.sources.Fill.uses`:
    logs against receipts) is waited for only when it is built in the same chunk, and left out
-   if its source fails.
+   if its source fails. A needed *side table* (:attr:`~hmyframe.datasets.sources.Fill.side`:
+   the headers' hash lists logs are resolved through) is built in the chunk and never written,
+   unless the datasets it stands for are all at hand (:func:`~hmyframe.datasets.sources.chunk_needs`).
 4. **Pipeline.** Each piece of a chunk (one ``getBlocks`` answer, a batch of ``trace_block``
    answers) is converted as soon as it arrives, off the event loop: in a conversion thread
    (:data:`~hmyframe.engine._workers.CONVERT_THREADS`), or in a pool of worker processes with
@@ -63,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
 from hmyframe._lazy import lazy_module
-from hmyframe._spans import merge, rows_between
+from hmyframe._spans import block_slice, merge
 from hmyframe._tasks import gather_or_raise
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import RANGE_DATASETS, Answers, ChunkRequest, Piece, RangeSource, Refetch
@@ -218,13 +220,22 @@ class _RangeFetch:
         if not wanted:
             return
         cache = self.session.cache
+        known: dict[str, bool] = {}
+
+        def cached(name: str) -> bool:
+            if name not in known:
+                known[name] = cache is not None and not self.missing(name, start, end)
+            return known[name]
+
+        # (a side table is needed where the datasets it stands in for are not all at hand)
+        needs = sources.chunk_needs(wanted, cached)
         build = dict.fromkeys(wanted)
         needed: dict[str, pa.Table] = {}
         for name in wanted:
-            for need in sources.fill_of(name).needs:
+            for need in needs[name]:
                 if need in build or need in needed:
                     continue
-                if cache is not None and not self.missing(need, start, end):
+                if cache is not None and not sources.fill_of(need).side and cached(need):
                     needed[need] = await self._run(
                         self.writer,
                         cache.read_range,
@@ -239,9 +250,16 @@ class _RangeFetch:
         # every source's calls go out at once; a source whose conversion needs another's table
         # of this chunk waits for it (converted in dependency order), and so does its plan when
         # the plan takes its params from that table
+        wants = {
+            name: (*needs.get(name, sources.fill_of(name).needs), *sources.fill_of(name).uses)
+            for name in build
+        }
         loop = asyncio.get_running_loop()
         made: dict[str, asyncio.Future[pa.Table]] = {
-            n: loop.create_future() for name in build for n in sources.fill_of(name).needs if n not in needed
+            n: loop.create_future()
+            for name in build
+            for n in needs.get(name, sources.fill_of(name).needs)
+            if n not in needed
         }
         # a table a conversion checks against when it is built in this chunk (Fill.uses)
         for name in build:
@@ -257,7 +275,7 @@ class _RangeFetch:
         failures: list[BaseException] = []
 
         async def one(source: RangeSource, names: list[str]) -> None:
-            pending = {n: made[n] for name in names for n in _wants(name) if n in made}
+            pending = {n: made[n] for name in names for n in wants[name] if n in made}
             try:
                 tables = await self.run_source(source, names, start, end, needed, pending, built)
             except Exception as error:  # noqa: BLE001 (any failure must release those waiting)
@@ -272,7 +290,7 @@ class _RangeFetch:
                     self.memory[name].append((start, table))
 
         # a source that fails costs no other: what the others built is kept (written)
-        await asyncio.gather(*(one(source, names) for source, names in _in_order(build)))
+        await asyncio.gather(*(one(source, names) for source, names in _in_order(build, wants)))
         if failures:
             raise failures[0]
         if self.progress is not None:
@@ -612,7 +630,7 @@ class _SourceChunk:
             builds=self.builds,
             calls=piece.calls,
             payloads=payloads,
-            needed={n: rows_between(t, piece.first, piece.last) for n, t in have.items()},
+            needed={n: block_slice(t, piece.first, piece.last) for n, t in have.items()},
             endpoint=self.endpoint,
         )
         return PieceJob(self.source.transform, answers)
@@ -652,8 +670,11 @@ async def _tables(pending: Mapping[str, asyncio.Future[pa.Table]], optional: set
     return out
 
 
-def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
-    """The sources filling ``build``, each with its datasets, those needed by others first."""
+def _in_order(
+    build: Iterable[str], wants: Mapping[str, tuple[str, ...]] | None = None
+) -> list[tuple[RangeSource, list[str]]]:
+    """The sources filling ``build``, each with its datasets, those needed by others first
+    (``wants``: what each waits for in this chunk, if not :func:`_wants`)."""
     groups: dict[str, tuple[RangeSource, list[str]]] = {}
     for name in build:
         source = sources.source_of(name)
@@ -662,7 +683,7 @@ def _in_order(build: Iterable[str]) -> list[tuple[RangeSource, list[str]]]:
     pending = dict(groups)
     while pending:
         for key, (source, names) in list(pending.items()):
-            needs = {n for name in names for n in _wants(name)}
+            needs = {n for name in names for n in (wants[name] if wants else _wants(name))}
             if not any(
                 n in other_names for other, (_, other_names) in pending.items() if other != key for n in needs
             ):

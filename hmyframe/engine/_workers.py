@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hmyframe import _provenance
-from hmyframe._lazy import arrow_system_allocator, lazy_module
+from hmyframe._lazy import arrow_system_allocator, give_back_freed, lazy_module
 from hmyframe._spans import rows_between
 from hmyframe.datasets import sources
 from hmyframe.datasets.sources import Answers
@@ -130,7 +130,9 @@ def convert_piece(job: PieceJob) -> dict[str, pa.Table]:
     # (the whole transform: decoding allocates a container per JSON object, and with the
     # collector running those allocations trigger collections that walk every tracked object)
     with gc_paused():
-        return dict(_transform(job.transform)(job.answers))
+        tables = dict(_transform(job.transform)(job.answers))
+    give_back_freed(sum(map(len, job.answers.payloads)))  # (what the decoding freed)
+    return tables
 
 
 def convert_pieces(jobs: Sequence[PieceJob]) -> list[dict[str, pa.Table]]:
@@ -295,8 +297,9 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
     """Write a chunk's checked tables (:func:`assemble_chunk`) to the cache, if any.
 
     Every table is written for the blocks the cache lacks (so cache files never overlap, also
-    when part of the chunk was cached by an earlier, narrower fetch); call it only once every
-    table of the chunk passed its checks.
+    when part of the chunk was cached by an earlier, narrower fetch), a side table never
+    (:attr:`~hmyframe.datasets.sources.Fill.side`); call it only once every table of the chunk
+    passed its checks.
     """
     cache = job.cache
     if cache is not None:
@@ -305,6 +308,8 @@ def write_chunk(job: ChunkJob, tables: Mapping[str, pa.Table]) -> None:
             low = job.first // job.tails * job.tails
             chunk = (low, low + job.tails - 1)
         for name, table in tables.items():
+            if sources.fill_of(name).side:
+                continue
             dataset = get_dataset(name)
             for a, b in cache.missing(job.chain_id, dataset, job.shard, job.first, job.last):
                 part = table if (a, b) == (job.first, job.last) else rows_between(table, a, b)

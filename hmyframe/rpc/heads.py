@@ -41,6 +41,7 @@ from typing import Any, Literal, Protocol, get_args
 import aiohttp
 import msgspec
 
+from hmyframe._lazy import tls_for
 from hmyframe.errors import (
     ConfigError,
     ConnectionFailedError,
@@ -510,7 +511,7 @@ class _Source:
     async def _ws_session(self, session: aiohttp.ClientSession, url: str, *, reconnected: bool) -> None:
         heartbeat = max(1.0, min(self.stall, 15.0))
         async with asyncio.timeout(self.connect):  # not wait_for: it can swallow a cancellation (3.11)
-            ws = await session.ws_connect(url, heartbeat=heartbeat)
+            ws = await session.ws_connect(url, heartbeat=heartbeat, ssl=tls_for(url))
         async with ws:
             async with asyncio.timeout(self.connect):
                 sub_id = await self._subscribe(ws, url)

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from hmyframe._lazy import tls_for
 from hmyframe.errors import ConfigError, redact_url
 from hmyframe.rpc.retry import parse_retry_after
 
@@ -240,7 +241,7 @@ class Transport:
         try:
             extra = None if accept_encoding is None else {"Accept-Encoding": accept_encoding}
             async with session.post(
-                url, data=data, headers=extra, timeout=aiohttp.ClientTimeout(total=limit)
+                url, data=data, headers=extra, timeout=aiohttp.ClientTimeout(total=limit), ssl=tls_for(url)
             ) as resp:
                 payload = await self._read_capped(resp, url)
                 return HttpReply(resp.status, payload, parse_retry_after(resp.headers.get("Retry-After")))

@@ -1,4 +1,6 @@
-"""``check_logs``: a block's logs against its blocks, transactions and receipts, on small tables.
+"""``check_logs``: a block's logs against its blocks, transactions and receipts, on small tables;
+and the headers' hash lists (``transaction_positions``) logs are resolved through when the blocks'
+transactions tables are not at hand.
 
 Each case is one block's worth of tables built here: what the check accepts (either hash of a
 transaction, staking transactions' logs after the plain ones, a gap the receipts account for)
@@ -7,14 +9,17 @@ and each contradiction it refuses, in one line naming the shard, block and log.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from hmyframe._bloom import EMPTY_BLOOM, bloom_bits
-from hmyframe.datasets._transform import check_logs
-from hmyframe.errors import InconsistentAnswerError
+from hmyframe.datasets._decode import decode_blocks
+from hmyframe.datasets._transform import check_logs, transaction_positions
+from hmyframe.datasets.sources import Refetch
+from hmyframe.errors import InconsistentAnswerError, ResponseShapeError
 
 BLOCK = 7
 BLOCK_HASH = "0x" + "b7" * 32
@@ -177,3 +182,63 @@ def test_a_gap_the_receipts_account_for_is_accepted() -> None:
     assert check(logs, receipts=receipts)[0] == [PLAIN[0][0], PLAIN[1][0], STAKING]
     with pytest.raises(InconsistentAnswerError, match="log index 1 is missing"):
         check(logs)
+
+
+# --------------------------------------------------------------------------- the headers' hash lists
+
+
+def _block(**lists: object) -> bytes:
+    return json.dumps([{"number": BLOCK, "hash": BLOCK_HASH, "gasLimit": 1, **lists}]).encode()
+
+
+HEADERS = {
+    "transactions": [h for h, _ in PLAIN],
+    "transactionsInEthHash": [e for _, e in PLAIN],
+    "stakingTransactions": [STAKING],
+}
+FULL = {
+    "transactions": [{"hash": h, "ethHash": e, "from": TOKEN} for h, e in PLAIN],
+    "stakingTransactions": [{"hash": STAKING, "type": "CollectRewards"}],
+}
+
+
+def _positions(payload: bytes) -> pa.Table:
+    decoded = decode_blocks([payload], eth_hashes=True)
+    return transaction_positions(decoded.blocks, decoded.block_paths, [BLOCK])
+
+
+def test_the_headers_lists_resolve_logs_as_the_transactions_tables_do() -> None:
+    table = _positions(_block(**HEADERS))
+    assert table.to_pylist() == [
+        {
+            "block_number": BLOCK,
+            "transaction_index": 0,
+            "transaction_hash": PLAIN[0][0],
+            "eth_hash": PLAIN[0][1],
+        },
+        {
+            "block_number": BLOCK,
+            "transaction_index": 1,
+            "transaction_hash": PLAIN[1][0],
+            "eth_hash": PLAIN[1][1],
+        },
+        {"block_number": BLOCK, "transaction_index": 2, "transaction_hash": STAKING, "eth_hash": None},
+    ]
+    assert _positions(_block(**FULL)).equals(table)  # full blocks give the same table
+    logs, blocks, _, _ = _tables(GOOD, _bloom(GOOD))
+    assert check_logs(logs, blocks, table, table.slice(0, 0), 0) == check(GOOD)
+
+
+def test_headers_without_eth_hashes_ask_for_full_blocks_and_bad_lists_are_named() -> None:
+    with pytest.raises(Refetch) as refetch:
+        _positions(_block(transactions=HEADERS["transactions"]))
+    assert refetch.value.state == {"headers_only": False}
+    with pytest.raises(
+        ResponseShapeError,
+        match=r"payload\[0\]\[0\]\.transactionsInEthHash.*one per transaction of the block \(2\)",
+    ):
+        _positions(_block(**{**HEADERS, "transactionsInEthHash": [PLAIN[0][1]]}))
+    with pytest.raises(ResponseShapeError, match=r"payload\[0\]\[0\]\.stakingTransactions\[0\]"):
+        _positions(_block(**{**HEADERS, "stakingTransactions": ["0x12"]}))
+    with pytest.raises(ResponseShapeError, match=r"payload\[0\]\[0\]\.transactions\[1\]\.ethHash"):
+        _positions(_block(transactions=[FULL["transactions"][0], {"hash": PLAIN[1][0], "ethHash": "0xzz"}]))

@@ -15,11 +15,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import pandas as pd
 import pytest
+from hostile import Proxy
 
 import hmyframe
 from hmyframe._bloom import bloom_bits
@@ -76,6 +80,89 @@ def test_logs_name_the_harmony_hash_in_every_cache_state(
     counts = logs.groupby("transaction_hash").size()
     receipts = tables["receipts"].set_index("transaction_hash")
     assert (receipts.loc[counts.index, "log_count"] == counts).all()
+
+
+# --------------------------------------------------------------------------- which blocks logs ask
+
+
+def _blocks_asked(requests: list[Any]) -> list[bool]:
+    """Whether each getBlocks call of ``requests`` asked full transactions."""
+    calls = [c for r in requests for c in (r if isinstance(r, list) else [r])]
+    return [c["params"][2]["fullTx"] for c in calls if c["method"].endswith("_getBlocks")]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_logs_alone_ask_headers_only_blocks_and_resolve_every_hash(
+    make_devnet: Callable[..., Devnet], tmp_path: Path, version: int
+) -> None:
+    # the headers' transactions / transactionsInEthHash / stakingTransactions lists resolve each
+    # log's hash: no full block is asked, no transactions table made or cached
+    net = _net(make_devnet)
+    options = OPTIONS.with_(version=version)
+    proxy = Proxy(net.url, lambda body: None)
+    try:
+        logs = hmyframe.logs(0, END, rpc=proxy.url, cache=tmp_path, options=options)
+    finally:
+        proxy.close()
+    asked = _blocks_asked(proxy.requests)
+    assert asked
+    assert not any(asked)
+    written = sorted(p.parent.parent.name for p in tmp_path.glob("*/*/shard0/*.parquet"))
+    assert written == [n for n in ("blocks", "logs", "token_transfers") for _ in range(3)]
+    truth = hmyframe.logs(0, END, rpc=net, cache=False, options=options.with_(blocks_per_request=7))
+    pd.testing.assert_frame_equal(logs, truth)
+    eth = {t.hash: t.eth_hash for b in net.chain.iter_blocks(0, 0, END) for t in b.transactions}
+    plain = logs[logs["eth_hash"].notna()]
+    assert len(plain) > 20
+    assert plain["eth_hash"].tolist() == [eth[h] for h in plain["transaction_hash"]]
+    assert logs["eth_hash"].isna().sum() > 0  # staking transactions' logs
+    # with the blocks' transactions cached, logs ask no block at all
+    hmyframe.transactions(0, END, rpc=net, cache=tmp_path / "t", options=options)
+    net.stats.reset()
+    again = hmyframe.logs(0, END, rpc=net, cache=tmp_path / "t", options=options)
+    assert net.stats.calls_of(f"{'hmyv2' if version == 2 else 'hmy'}_getBlocks") == 0
+    pd.testing.assert_frame_equal(again, logs)
+
+
+def test_logs_fetched_with_transactions_use_their_tables(
+    make_devnet: Callable[..., Devnet], tmp_path: Path
+) -> None:
+    net = _net(make_devnet)
+    proxy = Proxy(net.url, lambda body: None)
+    try:
+        hmyframe.export(["transactions", "logs"], 0, END, rpc=proxy.url, out=tmp_path, options=OPTIONS)
+    finally:
+        proxy.close()
+    calls = [c for r in proxy.requests for c in (r if isinstance(r, list) else [r])]
+    ranges = [c["params"][:2] for c in calls if c["method"] == "hmyv2_getBlocks"]
+    assert set(_blocks_asked(proxy.requests)) == {True}  # full blocks only, each block once
+    assert sorted(n for a, b in ranges for n in range(a, b + 1)) == list(range(END + 1))
+    truth = hmyframe.logs(0, END, rpc=net, cache=False, options=OPTIONS)
+    pd.testing.assert_frame_equal(hmyframe.read("logs", tmp_path), truth)
+
+
+def test_a_node_whose_headers_lack_eth_hashes_gets_full_blocks(make_devnet: Callable[..., Devnet]) -> None:
+    # a node between 2020-07 and 2021-04 lists a block's transactions without their
+    # Ethereum-form hashes: the logs are then resolved through full blocks
+    net = _net(make_devnet)
+
+    async def strip(body: Any) -> tuple[int, bytes] | None:
+        if not (body["method"].endswith("_getBlocks") and not body["params"][2]["fullTx"]):
+            return None
+        async with aiohttp.ClientSession() as session, session.post(net.url, json=body) as resp:
+            answer = await resp.json()
+        for block in answer["result"]:
+            del block["transactionsInEthHash"]
+        return 200, json.dumps(answer).encode()
+
+    proxy = Proxy(net.url, strip, split_batches=True)
+    try:
+        logs = hmyframe.logs(0, END, rpc=proxy.url, cache=False, options=OPTIONS)
+    finally:
+        proxy.close()
+    assert _blocks_asked(proxy.requests)[0] is False
+    assert set(_blocks_asked(proxy.requests)[-3:]) == {True}
+    pd.testing.assert_frame_equal(logs, hmyframe.logs(0, END, rpc=net, cache=False, options=OPTIONS))
 
 
 FAULTS = {
