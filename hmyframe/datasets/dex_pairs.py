@@ -27,6 +27,7 @@ from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 from ._base import ConvertContext, Dataset, column, per_payload, shared, uint256_column
 from ._blockrows import constant
 from ._decode import decode_json, payload_path
+from .tokens import token_metadata
 
 __all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "TOKEN_COLUMNS", "build", "with_tokens"]
 
@@ -165,17 +166,7 @@ def with_tokens(pairs: pa.Table, tokens: pa.Table) -> pa.Table:
     """``pairs`` (this dataset) with :data:`TOKEN_COLUMNS` from ``tokens`` (the tokens dataset):
     each token matched on its shard and address (the row of the highest block when read at
     several); a token not in ``tokens`` gets nulls."""
-    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
-    for shard, address, block, name, symbol, decimals in zip(
-        *(
-            tokens[c].to_pylist()
-            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
-        ),
-        strict=True,
-    ):
-        key = (shard, address.lower())
-        if key not in meta or block >= meta[key][0]:
-            meta[key] = (block, name, symbol, decimals)
+    meta = token_metadata(tokens)
     shards = pairs["shard_id"].to_pylist()
     for k in (0, 1):
         found = [

@@ -35,7 +35,7 @@ from ._base import ConvertContext, Dataset, column, per_payload, shared, uint256
 from ._blockrows import constant
 from ._decode import decode_json, payload_path
 
-__all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "build"]
+__all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "build", "token_metadata"]
 
 NAME = "tokens"
 
@@ -186,6 +186,23 @@ def _calls(calls: Sequence[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
             )
         out.append((str(item[0]), item[1], str(item[2])))
     return out
+
+
+def token_metadata(tokens: pa.Table) -> dict[tuple[int, str], tuple[int, str | None, str | None, int | None]]:
+    """Each token of ``tokens`` (this dataset) by ``(shard_id, lower-case 0x address)``: ``(block,
+    name, symbol, decimals)`` of its row of the highest block (a token read at several)."""
+    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
+    for shard, address, block, name, symbol, decimals in zip(
+        *(
+            tokens[c].to_pylist()
+            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
+        ),
+        strict=True,
+    ):
+        key = (shard, address.lower())
+        if key not in meta or block >= meta[key][0]:
+            meta[key] = (block, name, symbol, decimals)
+    return meta
 
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
