@@ -492,10 +492,6 @@ class DexEngine(BlockFold[DexLedger, TokenOp]):
         """Address of DEX trader ``index`` (0 is the market maker)."""
         return self._traders[index]
 
-    def trader_index(self, address: str) -> int | None:
-        """Index of a DEX trader's address, else ``None``."""
-        return self._trader_index.get(address)
-
     def code(self, shard: int, address: str, number: int) -> str | None:
         """Runtime code of a DEX contract on ``shard`` after block ``number`` (``"0x"`` before a
         pair exists or on another shard); ``None`` for an address that is no DEX contract."""
