@@ -32,7 +32,7 @@ import inspect
 import os
 import textwrap
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar, Union
@@ -366,6 +366,29 @@ async def _session(
         yield session
 
 
+@contextlib.asynccontextmanager
+async def _reading(
+    rpc: object,
+    trace_rpc: TraceRpc,
+    cache: CacheArg,
+    options: FetchOptions | None,
+    progress: ProgressArg,
+    label: str,
+    unit: str = "answers",
+) -> AsyncIterator[tuple[Session, Callable[[int], None]]]:
+    """A lookup's session and, inside it, its progress bar ``label`` counting ``unit``:
+    ``(session, bar.update)``."""
+    async with _session(rpc, trace_rpc, cache, options) as session:
+        with Progress.make(progress, label, unit=unit) as bar:
+            yield session, bar.update
+
+
+def _flag(value: object, name: str) -> None:
+    """ConfigError unless ``value`` is True or False."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be True or False, got {short_repr(value)}")
+
+
 async def _range(
     name: str,
     start: object,
@@ -422,9 +445,11 @@ async def _snapshot(
     output: Output,
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, f"{name} snapshot", unit="pages") as bar:
-            at, tables = await fetch_snapshot(session, [name], block, progress=bar.update)
+    async with _reading(rpc, None, cache, options, progress, f"{name} snapshot", "pages") as (
+        session,
+        update,
+    ):
+        at, tables = await fetch_snapshot(session, [name], block, progress=update)
     return to_output(tables[name], output, {"snapshot_block": at})
 
 
@@ -482,9 +507,7 @@ async def _token_transfers_template(
     progress: ProgressArg = False,
     output: Output = "pandas",
 ) -> Frame:
-    flag: object = with_tokens
-    if not isinstance(flag, bool):
-        raise ConfigError(f"with_tokens must be True or False, got {short_repr(flag)}")
+    _flag(with_tokens, "with_tokens")
     extend = _join_tokens if with_tokens else None
     return await _range(name, start, end, shard, rpc, None, cache, options, progress, output, extend)
 
@@ -554,18 +577,18 @@ def _bind(
     template: Callable[Concatenate[str, P], Coroutine[Any, Any, R]],
     name: str,
     kind: Literal["range", "snapshot"],
-    doc: str,
+    doc: Callable[[str, list[str]], str],
 ) -> Callable[P, Coroutine[Any, Any, R]]:
-    """``template`` with its first argument (the dataset name) fixed, documented and registered."""
+    """``template`` with its first argument (the dataset name) fixed, documented (``doc(name,
+    parameters)``) and registered."""
 
     async def fetcher(*args: P.args, **kwargs: P.kwargs) -> R:
         return await template(name, *args, **kwargs)
 
     signature = inspect.signature(template, eval_str=True)
-    fetcher.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=list(signature.parameters.values())[1:]
-    )
-    fetcher.__doc__ = doc
+    parameters = list(signature.parameters.values())[1:]
+    fetcher.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    fetcher.__doc__ = doc(name, [p.name for p in parameters])
     _register(name, kind, name, fetcher)
     return fetcher
 
@@ -580,17 +603,10 @@ def _dataset_of(name: str, kind: Literal["range", "snapshot"], traced: bool) -> 
     return dataset
 
 
-def _range_doc(name: str, traced: bool) -> str:
-    params: list[str | tuple[str, str]] = ["start", "end", "shard"]
-    if name == "token_transfers":
-        params.append("with_tokens")
-    params.append("rpc")
-    if traced:
-        params.append("trace_rpc")
-    params += ["cache", "options", "progress", "output"]
+def _range_doc(name: str, parameters: list[str]) -> str:
     return _doc(
         ds.get(name).summary or ds.get(name).description,
-        params,
+        parameters,
         "range",
         _frame_returns(name),
         ds.get(name).notes,
@@ -599,10 +615,10 @@ def _range_doc(name: str, traced: bool) -> str:
     )
 
 
-def _snapshot_doc(name: str, traced: bool) -> str:
+def _snapshot_doc(name: str, parameters: list[str]) -> str:
     return _doc(
         ds.get(name).summary or ds.get(name).description,
-        ["block", "rpc", "cache", "options", "progress", "output"],
+        parameters,
         "snapshot",
         _frame_returns(name, ' ``df.attrs["snapshot_block"]`` holds the block.'),
         ds.get(name).notes,
@@ -614,13 +630,13 @@ def _factory(
     template: Callable[Concatenate[str, P], Coroutine[Any, Any, R]],
     kind: Literal["range", "snapshot"],
     traced: bool,
-    doc: Callable[[str, bool], str],
+    doc: Callable[[str, list[str]], str],
 ) -> Callable[[str], Callable[P, Coroutine[Any, Any, R]]]:
     """A maker of public fetchers of one kind: ``maker(dataset_name)`` binds ``template``."""
 
     def make(name: str) -> Callable[P, Coroutine[Any, Any, R]]:
         _dataset_of(name, kind, traced)
-        return _bind(template, name, kind, doc(name, traced))
+        return _bind(template, name, kind, doc)
 
     return make
 
@@ -642,16 +658,19 @@ def _public(
     kind: Literal["lookup", "any", "decoded"],
     dataset: str | None,
     summary: str,
-    parameters: Sequence[str | tuple[str, str]],
+    described_as: Mapping[str, str],
     returns: str,
     notes: str = "",
     example: str = "",
 ) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
-    """Document a hand-written public coroutine from :data:`PARAMETERS` and register it."""
+    """Document a hand-written public coroutine from :data:`PARAMETERS` and register it: each of
+    its parameters, in order, by the entry of its name (``described_as``: by another entry)."""
 
     def decorate(function: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
         # annotations evaluated, as help() and IDEs should show them (not as strings)
-        function.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
+        signature = inspect.signature(function, eval_str=True)
+        function.__signature__ = signature  # type: ignore[attr-defined]
+        parameters = [(name, described_as.get(name, name)) for name in signature.parameters]
         function.__doc__ = _doc(
             summary, parameters, "lookup" if kind == "lookup" else "range", returns, notes, example
         )
@@ -667,19 +686,7 @@ def _public(
     'Deprecated: any range or snapshot dataset by name (``hmyframe.fetch("traces", 0, 99)``); call '
     "the dataset's own function (``hmyframe.traces(0, 99)``; by name: "
     '``getattr(hmyframe, "traces")(0, 99)``).',
-    [
-        "dataset",
-        ("start", "fetch_start"),
-        "end",
-        "shard",
-        ("block", "fetch_block"),
-        "rpc",
-        "trace_rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"start": "fetch_start", "block": "fetch_block"},
     "pandas.DataFrame (``output`` may ask for a pyarrow.Table or a polars DataFrame)\n"
     "    As the dataset's own function returns it.",
     "Each dataset has one function per door (``hmyframe.<name>``, ``hmyframe.aio.<name>``); this "
@@ -732,7 +739,7 @@ async def fetch(
     "lookup",
     None,
     "The number of the latest block of ``shard``.",
-    [("shard", "lookup_shard"), "rpc", "options"],
+    {"shard": "lookup_shard"},
     "int",
 )
 async def head(shard: int = 0, *, rpc: object = None, options: FetchOptions | None = None) -> int:
@@ -744,7 +751,7 @@ async def head(shard: int = 0, *, rpc: object = None, options: FetchOptions | No
     "lookup",
     "shards",
     "The network's shards and their endpoints, as the node lists them (``hmy_getShardingStructure``).",
-    ["rpc", "options", "progress", "output"],
+    {},
     _frame_returns("shards"),
 )
 async def shards(
@@ -755,10 +762,9 @@ async def shards(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "shards", unit="answers") as bar:
-            table = await fetch_sharding_structure(session)
-            bar.update(1)
+    async with _reading(rpc, None, False, options, progress, "shards") as (session, update):
+        table = await fetch_sharding_structure(session)
+        update(1)
     return to_output(table, output)
 
 
@@ -766,7 +772,7 @@ async def shards(
     "lookup",
     "cx_receipts",
     "Cross-shard transfers sent to ``shard`` and not yet received (its pool's pending receipts).",
-    ["shard", "rpc", "options", "progress", "output"],
+    {},
     _frame_returns("cx_receipts"),
 )
 async def pending_cx_receipts(
@@ -796,15 +802,7 @@ async def pending_cx_receipts(
     "lookup",
     "tx_counts",
     "Each address's transaction count (nonce) on ``shard`` at ``block``: one row per distinct address.",
-    [
-        "addresses",
-        ("block", "count_block"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"block": "count_block", "shard": "lookup_shard"},
     _frame_returns("tx_counts"),
 )
 async def tx_counts(
@@ -818,9 +816,8 @@ async def tx_counts(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "transaction counts", unit="answers") as bar:
-            table = await fetch_tx_counts(session, addresses, block, shard, progress=bar.update)
+    async with _reading(rpc, None, False, options, progress, "transaction counts") as (session, update):
+        table = await fetch_tx_counts(session, addresses, block, shard, progress=update)
     return to_output(table, output)
 
 
@@ -828,16 +825,7 @@ async def tx_counts(
     "lookup",
     "tokens",
     "Token metadata (name, symbol, decimals, total supply) at one block, read by contract calls.",
-    [
-        ("addresses", "token_addresses"),
-        ("block", "token_block"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"addresses": "token_addresses", "block": "token_block", "shard": "lookup_shard"},
     _frame_returns("tokens", ' ``df.attrs["block"]`` holds the block.'),
     ds.get("tokens").notes,
     '>>> import hmyframe\n>>> df = hmyframe.tokens(["one1...", "0x..."], rpc="devnet")   # doctest: +SKIP',
@@ -854,9 +842,8 @@ async def tokens(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "token metadata", unit="tokens") as bar:
-            at, table = await fetch_tokens(session, addresses, block, shard, progress=bar.update)
+    async with _reading(rpc, None, cache, options, progress, "token metadata", "tokens") as (session, update):
+        at, table = await fetch_tokens(session, addresses, block, shard, progress=update)
     return to_output(table, output, {"block": at})
 
 
@@ -867,7 +854,7 @@ _NOT_FOUND = ' Unknown hashes are listed in ``df.attrs["not_found"]``.'
     "lookup",
     "transactions",
     "Transactions by Harmony hash, fetched concurrently (the client batches the calls).",
-    ["hashes", ("shard", "lookup_shard"), "on_missing", "rpc", "options", "progress", "output"],
+    {"shard": "lookup_shard"},
     _frame_returns("transactions", _NOT_FOUND),
 )
 async def transactions_by_hash(
@@ -881,11 +868,10 @@ async def transactions_by_hash(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "transactions by hash", unit="answers") as bar:
-            table, missing = await fetch_transactions_by_hash(
-                session, hashes, shard, on_missing=on_missing, progress=bar.update
-            )
+    async with _reading(rpc, None, False, options, progress, "transactions by hash") as (session, update):
+        table, missing = await fetch_transactions_by_hash(
+            session, hashes, shard, on_missing=on_missing, progress=update
+        )
     return to_output(table, output, {"not_found": missing})
 
 
@@ -893,7 +879,7 @@ async def transactions_by_hash(
     "lookup",
     "traces",
     "Traces of transactions by Harmony hash (``trace_transaction``).",
-    ["hashes", ("shard", "lookup_shard"), "on_missing", "rpc", "trace_rpc", "options", "progress", "output"],
+    {"shard": "lookup_shard"},
     _frame_returns("traces", _NOT_FOUND),
 )
 async def traces_by_hash(
@@ -908,11 +894,10 @@ async def traces_by_hash(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, trace_rpc, False, options) as session:
-        with Progress.make(progress, "traces by hash", unit="answers") as bar:
-            table, missing = await fetch_traces_by_hash(
-                session, hashes, shard, on_missing=on_missing, progress=bar.update
-            )
+    async with _reading(rpc, trace_rpc, False, options, progress, "traces by hash") as (session, update):
+        table, missing = await fetch_traces_by_hash(
+            session, hashes, shard, on_missing=on_missing, progress=update
+        )
     return to_output(table, output, {"not_found": missing})
 
 
@@ -925,16 +910,7 @@ BlocksArg = int | Sequence[int] | range | str | None
     "lookup",
     "balances",
     "Exact ONE balances of addresses at blocks, the state **after** each block (cached per (address, block)).",
-    [
-        ("addresses", "balance_addresses"),
-        ("blocks", "balance_blocks"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"addresses": "balance_addresses", "blocks": "balance_blocks", "shard": "lookup_shard"},
     _frame_returns("balances"),
     ds.get("balances").notes,
     '>>> import hmyframe\n>>> df = hmyframe.balances(["one1..."], blocks=range(0, 2000, 100), rpc="devnet")   # doctest: +SKIP',
@@ -951,9 +927,8 @@ async def balances(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "balances", unit="answers") as bar:
-            table = await fetch_balances(session, addresses, blocks, shard, progress=bar.update)
+    async with _reading(rpc, None, cache, options, progress, "balances") as (session, update):
+        table = await fetch_balances(session, addresses, blocks, shard, progress=update)
     return to_output(table, output)
 
 
@@ -961,7 +936,7 @@ async def balances(
     "lookup",
     "delegator_delegations",
     "Each delegator's delegations at a block: validator, exact amount, reward, pending undelegations (cached per block).",
-    ["delegators", ("block", "delegation_block"), "rpc", "cache", "options", "progress", "output"],
+    {"block": "delegation_block"},
     _frame_returns("delegator_delegations"),
     ds.get("delegator_delegations").notes,
 )
@@ -976,11 +951,10 @@ async def delegator_delegations(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "delegations", unit="answers") as bar:
-            table = await fetch_delegator_table(
-                session, "delegator_delegations", delegators, block, progress=bar.update
-            )
+    async with _reading(rpc, None, cache, options, progress, "delegations") as (session, update):
+        table = await fetch_delegator_table(
+            session, "delegator_delegations", delegators, block, progress=update
+        )
     return to_output(table, output)
 
 
@@ -988,7 +962,7 @@ async def delegator_delegations(
     "lookup",
     "undelegations",
     "Each delegator's pending undelegations at a block (amount and epoch), from the same answers.",
-    ["delegators", ("block", "delegation_block"), "rpc", "options", "progress", "output"],
+    {"block": "delegation_block"},
     _frame_returns("undelegations"),
 )
 async def delegator_undelegations(
@@ -1001,11 +975,8 @@ async def delegator_undelegations(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "undelegations", unit="answers") as bar:
-            table = await fetch_delegator_table(
-                session, "undelegations", delegators, block, progress=bar.update
-            )
+    async with _reading(rpc, None, False, options, progress, "undelegations") as (session, update):
+        table = await fetch_delegator_table(session, "undelegations", delegators, block, progress=update)
     return to_output(table, output)
 
 
@@ -1013,17 +984,7 @@ async def delegator_undelegations(
     "lookup",
     "account_transactions",
     "Each address's plain and staking transactions from the node's history index, with their direction.",
-    [
-        ("addresses", "history_addresses"),
-        ("shard", "lookup_shard"),
-        "staking",
-        "order",
-        "limit",
-        "rpc",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"addresses": "history_addresses", "shard": "lookup_shard"},
     _frame_returns("account_transactions"),
     ds.get("account_transactions").notes,
 )
@@ -1043,11 +1004,10 @@ async def account_transactions(
     wanted = addresses_arg(addresses, "account_transactions")
     shard = block_arg(shard, "shard")
     order, limit = history_args(order, limit)
-    async with _session(rpc, None, False, options) as session:
-        with Progress.make(progress, "history pages", unit="answers") as bar:
-            table = await fetch_account_transactions(
-                session, wanted, shard, staking=staking, order=order, limit=limit, progress=bar.update
-            )
+    async with _reading(rpc, None, False, options, progress, "history pages") as (session, update):
+        table = await fetch_account_transactions(
+            session, wanted, shard, staking=staking, order=order, limit=limit, progress=update
+        )
     return to_output(table, output)
 
 
@@ -1055,17 +1015,7 @@ async def account_transactions(
     "lookup",
     "native_transfers",
     "Every movement of ONE in a block range of a shard: top-level, internal, cross-shard sends and receipts.",
-    [
-        ("start", "range_start"),
-        ("end", "range_end"),
-        ("shard", "lookup_shard"),
-        "cx_window",
-        "rpc",
-        "trace_rpc",
-        "cache",
-        "options",
-        "output",
-    ],
+    {"start": "range_start", "end": "range_end", "shard": "lookup_shard"},
     _frame_returns("native_transfers"),
     ds.get("native_transfers").notes,
 )
@@ -1093,7 +1043,7 @@ async def native_transfers(
     "lookup",
     "rewards_collected",
     "Every CollectRewards of a block range with the exact amount paid (the staking receipt's log).",
-    [("start", "range_start"), ("end", "range_end"), "rpc", "cache", "options", "progress", "output"],
+    {"start": "range_start", "end": "range_end"},
     _frame_returns("rewards_collected"),
     ds.get("rewards_collected").notes,
 )
@@ -1108,9 +1058,8 @@ async def rewards_collected(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "staking receipts", unit="answers") as bar:
-            table = await fetch_rewards_collected(session, start, end, progress=bar.update)
+    async with _reading(rpc, None, cache, options, progress, "staking receipts") as (session, update):
+        table = await fetch_rewards_collected(session, start, end, progress=update)
     return to_output(table, output)
 
 
@@ -1118,17 +1067,7 @@ async def rewards_collected(
     "lookup",
     "token_balances",
     "balanceOf of (token, holder) pairs at a block, exact uint256 (cached per block).",
-    [
-        ("pairs", "token_pairs"),
-        "holders_of",
-        ("block", "token_block"),
-        ("shard", "lookup_shard"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"pairs": "token_pairs", "block": "token_block", "shard": "lookup_shard"},
     _frame_returns("token_balances"),
     ds.get("token_balances").notes,
 )
@@ -1146,9 +1085,8 @@ async def token_balances(
 ) -> Frame:
     check_output(output)
     wanted = token_pairs(pairs, holders_of)
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "token balances", unit="answers") as bar:
-            table = await fetch_token_balances(session, wanted, block, shard, bar.update)
+    async with _reading(rpc, None, cache, options, progress, "token balances") as (session, update):
+        table = await fetch_token_balances(session, wanted, block, shard, update)
     return to_output(table, output)
 
 
@@ -1156,16 +1094,7 @@ async def token_balances(
     "lookup",
     None,
     "A token's holders and exact balances, replayed from ``token_transfers``, checked against ``balanceOf``.",
-    [
-        "token",
-        ("start", "range_start"),
-        ("end", "range_end"),
-        ("shard", "lookup_shard"),
-        "check",
-        "rpc",
-        "cache",
-        "options",
-    ],
+    {"start": "range_start", "end": "range_end", "shard": "lookup_shard"},
     "pandas.DataFrame\n    ``holder_address``, ``holder_address_hex``, ``balance`` (uint256) per holder with a "
     "balance above 0, largest first; ``df.attrs``: ``block`` (the last block), ``checked`` (holders "
     "compared with balanceOf), ``mismatches`` (holder -> (replayed, balanceOf)) and ``standard`` "
@@ -1206,7 +1135,7 @@ async def holders(
     "lookup",
     None,
     "A delegator's rewards per validator and epoch: accrued and collected, exact (the history a delegator needs for taxes).",
-    ["delegators", "epochs", "rpc", "cache", "options", "progress"],
+    {},
     "pandas.DataFrame\n    One row per (delegator, epoch, validator): ``last_block``, ``stake``, ``unclaimed``, "
     "``accrued`` (earned in the epoch), ``collected`` (paid out in the epoch by CollectRewards), each exact "
     "atto with a ``*_one`` companion (see :func:`hmyframe.metrics.rewards_by_validator`); ``df.attrs``: "
@@ -1226,9 +1155,8 @@ async def delegator_rewards(
     progress: ProgressArg = False,
 ) -> Frame:
     addresses_arg(delegators, "delegator_rewards")  # a bad address is named before any request
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "delegator rewards", unit="answers") as bar:
-            return await fetch_delegator_rewards(session, delegators, epochs, progress=bar.update)
+    async with _reading(rpc, None, cache, options, progress, "delegator rewards") as (session, update):
+        return await fetch_delegator_rewards(session, delegators, epochs, progress=update)
 
 
 @_public(
@@ -1236,17 +1164,7 @@ async def delegator_rewards(
     "dex_pairs",
     "UniswapV2-style pairs at a block: each one's token0, token1 and reserves, with its tokens' "
     "names, symbols and decimals.",
-    [
-        ("pairs", "dex_pairs"),
-        ("block", "pair_block"),
-        ("shard", "lookup_shard"),
-        ("with_tokens", "with_pair_tokens"),
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"pairs": "dex_pairs", "block": "pair_block", "shard": "lookup_shard", "with_tokens": "with_pair_tokens"},
     _frame_returns(
         "dex_pairs",
         " With ``with_tokens``: ``token0_name``, ``token0_symbol``, ``token0_decimals`` and the same for "
@@ -1270,14 +1188,11 @@ async def dex_pairs(
     output: Output = "pandas",
 ) -> Frame:
     check_output(output)
-    flag: object = with_tokens
-    if not isinstance(flag, bool):
-        raise ConfigError(f"with_tokens must be True or False, got {short_repr(flag)}")
-    async with _session(rpc, None, cache, options) as session:
-        with Progress.make(progress, "DEX pairs", unit="pairs") as bar:
-            at, table = await fetch_dex_pairs(
-                session, pairs, block, shard, with_tokens=with_tokens, progress=bar.update
-            )
+    _flag(with_tokens, "with_tokens")
+    async with _reading(rpc, None, cache, options, progress, "DEX pairs", "pairs") as (session, update):
+        at, table = await fetch_dex_pairs(
+            session, pairs, block, shard, with_tokens=with_tokens, progress=update
+        )
     return to_output(table, output, {"block": at})
 
 
@@ -1297,19 +1212,7 @@ _DECODED_RETURNS = (
     "decoded",
     None,
     "Contract events of blocks ``start..end`` decoded into one typed column per argument.",
-    [
-        ("abi", "abi_events"),
-        "start",
-        "end",
-        "shard",
-        ("address", "contract_address"),
-        "event",
-        "rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"abi": "abi_events", "address": "contract_address"},
     _DECODED_RETURNS.format(
         what="One frame per event, one row per log",
         position="``block_number``, ``shard_id``, ``transaction_hash``, ``transaction_index``, "
@@ -1359,21 +1262,7 @@ async def events(
     None,
     "Contract calls of blocks ``start..end``: each transaction's input (or each traced call) "
     "decoded into one typed column per argument, one frame per function.",
-    [
-        ("abi", "abi_calls"),
-        "start",
-        "end",
-        "shard",
-        ("address", "contract_address"),
-        "function",
-        ("traces", "traces_flag"),
-        "rpc",
-        "trace_rpc",
-        "cache",
-        "options",
-        "progress",
-        "output",
-    ],
+    {"abi": "abi_calls", "address": "contract_address", "traces": "traces_flag"},
     _DECODED_RETURNS.format(
         what="One frame per function, one row per call",
         position="``block_number``, ``shard_id``, ``transaction_hash``, ``transaction_index``, "
@@ -1411,9 +1300,7 @@ async def calls(
     from hmyframe.abi import addresses_filter, choose_functions, decode_chosen_calls, shape
 
     check_output(output)
-    flag: object = traces
-    if not isinstance(flag, bool):
-        raise ConfigError(f"traces must be True or False, got {short_repr(flag)}")
+    _flag(traces, "traces")
     chosen, single = choose_functions(abi, function)
     addresses_filter(address)
     name = "traces" if traces else "transactions"

@@ -96,6 +96,7 @@ __all__ = [
     "STAND_IN_GENESIS_HASH",
     "LogEdit",
     "RealNode",
+    "block_param",
     "collection",
     "eth_hash_of",
 ]
@@ -171,7 +172,7 @@ def _hexq(value: Any) -> Any:
     return hex(value)
 
 
-def _number(value: Any) -> int | None:
+def block_param(value: Any) -> int | None:
     """A block number param: an int, a hex string (either case), ``earliest``; else None."""
     if isinstance(value, bool):
         return None
@@ -317,7 +318,7 @@ class RealNode:
             for obj in result if isinstance(result, list) else [result]:
                 if not isinstance(obj, dict):
                     continue
-                number = _number(obj.get("number"))
+                number = block_param(obj.get("number"))
                 block_hash = _hash(obj.get("hash"))
                 if number is None or block_hash is None:
                     continue
@@ -332,7 +333,7 @@ class RealNode:
                                 self._txs[(gen, h.lower())] = tx
         elif name == "getBlockReceipts" and isinstance(result, list):
             receipts = [r for r in result if isinstance(r, dict)]
-            number = _number(receipts[0].get("blockNumber")) if receipts else None
+            number = block_param(receipts[0].get("blockNumber")) if receipts else None
             if number is not None:
                 self._block(number, receipts[0]["blockHash"]).receipts[gen] = receipts
             for receipt in receipts:
@@ -392,7 +393,7 @@ class RealNode:
         if namespace in ("hmy", "hmyv2"):
             gen = namespace
             if name == "getBlockByNumber":
-                number = _number(params[0]) if params else None
+                number = block_param(params[0]) if params else None
                 if number == 0:
                     return self._genesis(gen)
                 if number is None:
@@ -404,13 +405,13 @@ class RealNode:
                     return self._exact_or(method, params)
                 return self._render_block(gen, number, self._args(gen, params[1:2]))
             if name == "getBlocks":
-                first, last = (_number(p) for p in params[:2])
+                first, last = (block_param(p) for p in params[:2])
                 if first is None or last is None:
                     raise NotRecorded(f"getBlocks params {params}")
                 args = self._args("hmyv2", params[2:3])  # getBlocks takes blockArgs in both generations
                 return [self._render_block(gen, n, args) for n in range(first, last + 1)]
             if name == "getBlockSigners":
-                number = _number(params[0]) if params else None
+                number = block_param(params[0]) if params else None
                 block = self._blocks.get(number) if number is not None else None
                 if block is None or block.signers is None:
                     raise NotRecorded(f"the signers of block {params[:1]}")
@@ -437,7 +438,7 @@ class RealNode:
             found = self._tx_receipts.get((namespace, str(params[0]).lower())) if params else None
             if found is None:
                 return self._exact_or(method, params)
-            number = _number(found.get("blockNumber"))
+            number = block_param(found.get("blockNumber"))
             block = self._blocks.get(number) if number is not None else None
             return self._receipt_logs(namespace, block, found) if block is not None else found
         if name == "getTransactionByHash" and namespace in ("hmy", "hmyv2"):
@@ -553,7 +554,7 @@ class RealNode:
 
     def _log_hash(self, block: _Block, log: dict[str, Any], form: str) -> dict[str, Any]:
         """``log`` with the ``form`` (``harmony`` / ``eth``) hash of its plain transaction."""
-        index = _number(log.get("transactionIndex"))
+        index = block_param(log.get("transactionIndex"))
         pairs = block.tx_pairs()
         if index is None or index >= len(pairs):
             return log  # a staking transaction's log keeps its hash
@@ -585,8 +586,10 @@ class RealNode:
             numbers = [number]
         else:
             head = self.head - 1
-            first = _number(crit.get("fromblock")) if crit.get("fromblock") not in (None, "latest") else head
-            last = _number(crit.get("toblock")) if crit.get("toblock") not in (None, "latest") else head
+            first = (
+                block_param(crit.get("fromblock")) if crit.get("fromblock") not in (None, "latest") else head
+            )
+            last = block_param(crit.get("toblock")) if crit.get("toblock") not in (None, "latest") else head
             if first is None or last is None:
                 raise NotRecorded(f"getLogs range {crit}")
             if last >= first and last - first > GET_LOGS_LIMIT:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -24,7 +24,7 @@ import pyarrow as pa
 from hmyframe._lazy import lazy_module
 from hmyframe._pandas_meta import DTYPE_KEY
 from hmyframe.datasets import sources
-from hmyframe.errors import ConfigError, short_repr
+from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
 from ._convert import one_from_exact
 from ._types import AMOUNT, TIMESTAMP
@@ -46,6 +46,7 @@ __all__ = [
     "one_column",
     "one_of",
     "one_values",
+    "per_payload",
     "schema_fingerprint",
     "shared",
     "uint256_column",
@@ -448,6 +449,26 @@ def _derived(f: pa.Field, columns: Mapping[str, pa.Array]) -> pa.Array:
     if base is None:
         raise KeyError(f.name)  # a builder bug: every other column is the builder's
     return one_values(columns[base])
+
+
+T = TypeVar("T")
+
+
+def per_payload(
+    name: str, decoded: object, given: Sequence[T] | None, field: str, each: str, counted: str
+) -> tuple[list[Any], Sequence[T]]:
+    """``decoded`` (a builder's payloads: a list) and ``given`` (``ConvertContext.<field>``, one
+    ``each`` per payload), checked: ResponseShapeError for payloads that are no list, ConfigError
+    naming the context field (and how many payloads and ``counted`` it holds) otherwise."""
+    if not isinstance(decoded, list):
+        raise ResponseShapeError(name, "payloads", decoded, "the decoded list of payloads")
+    if given is None or len(given) != len(decoded):
+        got = "none" if given is None else str(len(given))
+        raise ConfigError(
+            f"{name}: ConvertContext.{field} must give one {each} per payload "
+            f"({len(decoded)} payloads, {got} {counted})"
+        )
+    return decoded, given
 
 
 def _check_payloads(payloads: Sequence[bytes], what: str) -> Sequence[bytes]:

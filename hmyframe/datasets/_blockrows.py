@@ -1,4 +1,5 @@
-"""Row gathering and the columns shared by ``transactions`` and ``staking_transactions``."""
+"""Row gathering and the columns shared by ``transactions`` and ``staking_transactions``; the
+``(address, block)`` columns of ``balances`` and ``tx_counts``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from hmyframe.errors import ResponseShapeError
+from hmyframe.addresses import normalize_many
+from hmyframe.errors import ConfigError, ResponseShapeError
 
 from ._base import ConvertContext
 from ._convert import (
@@ -29,6 +31,7 @@ from ._decode import Block, DecodedBlocks, StakingTx, Tx
 __all__ = [
     "CommonFields",
     "TxRows",
+    "address_block_columns",
     "common_fields",
     "constant",
     "gather",
@@ -40,6 +43,28 @@ __all__ = [
 def constant(value: Any, n: int, type_: pa.DataType) -> pa.Array:
     """An array of ``n`` copies of ``value``."""
     return pa.array([value] * n, type=type_)
+
+
+def address_block_columns(name: str, pairs: Sequence[tuple[str, int]], shard_id: int) -> dict[str, pa.Array]:
+    """``address``, ``address_hex``, ``block_number`` and ``shard_id`` of one row per ``(address,
+    block)`` of ``pairs`` (``ConvertContext.addresses_blocks``), each pair checked (ConfigError
+    naming the first bad one; AddressError for a value that is no address)."""
+    for k, pair in enumerate(pairs):
+        item: object = pair
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or type(item[1]) is not int or item[1] < 0:
+            raise ConfigError(
+                f"{name}: ConvertContext.addresses_blocks[{k}] must be (address, block number), got {pair!r}"
+            )
+    ones, hexes = normalize_many([p[0] for p in pairs])  # AddressError (a ConfigError) if bad
+    if None in ones:
+        k = ones.index(None)
+        raise ConfigError(f"{name}: ConvertContext.addresses_blocks[{k}] has no address: {pairs[k]!r}")
+    return {
+        "address": pa.array(ones, type=pa.string()),
+        "address_hex": pa.array(hexes, type=pa.string()),
+        "block_number": pa.array([p[1] for p in pairs], type=pa.int64()),
+        "shard_id": constant(shard_id, len(pairs), pa.int32()),
+    }
 
 
 class TxRows:

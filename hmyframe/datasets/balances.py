@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from hmyframe.addresses import normalize_many
-from hmyframe.errors import ConfigError, ResponseShapeError
-
-from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, shared
-from ._blockrows import constant
+from ._base import AMOUNT, ConvertContext, Dataset, column, one_column, per_payload, shared
+from ._blockrows import address_block_columns
 from ._convert import Where, amount_array, one_float_array, parse_ints
 from ._decode import decode_json, payload_path
 
@@ -39,26 +36,14 @@ SCHEMA = pa.schema(
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded ``getBalanceByBlockNumber`` answers."""
-    if not isinstance(decoded, list):
-        raise ResponseShapeError(NAME, "payloads", decoded, "the decoded list of payloads")
-    pairs = ctx.addresses_blocks
-    if pairs is None or len(pairs) != len(decoded):
-        got = "none" if pairs is None else str(len(pairs))
-        raise ConfigError(
-            f"{NAME}: ConvertContext.addresses_blocks must give one (address, block) per payload "
-            f"({len(decoded)} payloads, {got} pairs)"
-        )
+    decoded, pairs = per_payload(
+        NAME, decoded, ctx.addresses_blocks, "addresses_blocks", "(address, block)", "pairs"
+    )
+    rows = address_block_columns(NAME, pairs, ctx.shard_id)
     where = Where.of(NAME, [payload_path(i) for i in range(len(decoded))])
-    ones, hexes = normalize_many([p[0] for p in pairs])  # AddressError (a ConfigError) if bad
-    if None in ones:
-        k = ones.index(None)
-        raise ConfigError(f"{NAME}: ConvertContext.addresses_blocks[{k}] has no address: {pairs[k]!r}")
     values = parse_ints(decoded, where, "", required=True)
     return {
-        "address": pa.array(ones, type=pa.string()),
-        "address_hex": pa.array(hexes, type=pa.string()),
-        "block_number": pa.array([p[1] for p in pairs], type=pa.int64()),
-        "shard_id": constant(ctx.shard_id, len(pairs), pa.int32()),
+        **rows,
         "balance": amount_array(values, where, "", parsed=True),
         "balance_one": one_float_array(values),
     }

@@ -16,6 +16,7 @@ symbols and decimals, so prices and volumes can be scaled (:mod:`hmyframe.metric
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import pyarrow as pa
@@ -23,9 +24,10 @@ import pyarrow as pa
 from hmyframe.addresses import normalize_many
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
-from ._base import ConvertContext, Dataset, column, shared, uint256_column
+from ._base import ConvertContext, Dataset, column, per_payload, shared, uint256_column
 from ._blockrows import constant
 from ._decode import decode_json, payload_path
+from .tokens import token_metadata
 
 __all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "TOKEN_COLUMNS", "build", "with_tokens"]
 
@@ -117,14 +119,7 @@ def _reserves(data: bytes | None, error: str | None) -> tuple[tuple[int, int, in
     return (words[0], words[1], words[2]), None
 
 
-def _calls(ctx: ConvertContext, count: int) -> list[tuple[str, int, str]]:
-    calls = ctx.token_calls
-    if calls is None or len(calls) != count:
-        got = "none" if calls is None else str(len(calls))
-        raise ConfigError(
-            f"{NAME}: ConvertContext.token_calls must give one (pair, block, function) per payload "
-            f"({count} payloads, {got} given)"
-        )
+def _calls(calls: Sequence[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
     for k, call in enumerate(calls):
         item: object = call
         if not isinstance(item, (tuple, list)) or len(item) != 3 or item[2] not in FUNCTIONS:
@@ -137,9 +132,10 @@ def _calls(ctx: ConvertContext, count: int) -> list[tuple[str, int, str]]:
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded call answers (see the module docs)."""
-    if not isinstance(decoded, list):
-        raise ResponseShapeError(NAME, "payloads", decoded, "the decoded list of payloads")
-    calls = _calls(ctx, len(decoded))
+    decoded, given = per_payload(
+        NAME, decoded, ctx.token_calls, "token_calls", "(pair, block, function)", "given"
+    )
+    calls = _calls(given)
     _, hexes = normalize_many([c[0] for c in calls])  # AddressError (a ConfigError) if bad
     rows: dict[tuple[str, int], dict[str, tuple[bytes | None, str | None]]] = {}
     for k, (value, (_, block, function), pair) in enumerate(zip(decoded, calls, hexes, strict=True)):
@@ -170,17 +166,7 @@ def with_tokens(pairs: pa.Table, tokens: pa.Table) -> pa.Table:
     """``pairs`` (this dataset) with :data:`TOKEN_COLUMNS` from ``tokens`` (the tokens dataset):
     each token matched on its shard and address (the row of the highest block when read at
     several); a token not in ``tokens`` gets nulls."""
-    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
-    for shard, address, block, name, symbol, decimals in zip(
-        *(
-            tokens[c].to_pylist()
-            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
-        ),
-        strict=True,
-    ):
-        key = (shard, address.lower())
-        if key not in meta or block >= meta[key][0]:
-            meta[key] = (block, name, symbol, decimals)
+    meta = token_metadata(tokens)
     shards = pairs["shard_id"].to_pylist()
     for k in (0, 1):
         found = [

@@ -15,9 +15,9 @@ from typing import Any, Final
 import pyarrow as pa
 
 from hmyframe.addresses import normalize_many
-from hmyframe.errors import ConfigError, ResponseShapeError
+from hmyframe.errors import ResponseShapeError
 
-from ._base import ConvertContext, Dataset, column, shared, uint256_column
+from ._base import ConvertContext, Dataset, column, per_payload, shared, uint256_column
 from ._blockrows import constant
 from ._decode import decode_json, payload_path
 
@@ -66,15 +66,9 @@ def _value(answer: Any, where: str) -> tuple[int | None, str | None]:
 
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded ``balanceOf`` answers."""
-    if not isinstance(decoded, list):
-        raise ResponseShapeError(NAME, "payloads", decoded, "the decoded list of payloads")
-    triples = ctx.token_holders
-    if triples is None or len(triples) != len(decoded):
-        got = "none" if triples is None else str(len(triples))
-        raise ConfigError(
-            f"{NAME}: ConvertContext.token_holders must give one (token, holder, block) per payload "
-            f"({len(decoded)} payloads, {got} triples)"
-        )
+    decoded, triples = per_payload(
+        NAME, decoded, ctx.token_holders, "token_holders", "(token, holder, block)", "triples"
+    )
     t_one, t_hex = normalize_many([t[0] for t in triples])
     h_one, h_hex = normalize_many([t[1] for t in triples])
     values = [_value(a, payload_path(i)) for i, a in enumerate(decoded)]

@@ -30,6 +30,7 @@ from hmyframe.errors import ResponseShapeError
 from . import logs as _logs
 from ._base import ConvertContext, Dataset, column, shared, uint256_column
 from ._receiptlogs import decode_logs
+from .tokens import token_metadata
 
 if TYPE_CHECKING:
     import pyarrow.compute as pc
@@ -283,17 +284,7 @@ def with_tokens(transfers: pa.Table, tokens: pa.Table) -> pa.Table:
     true division of integers, correctly rounded whatever their size (the value
     ``hmyframe.to_units(amount, decimals, exact=False)`` gives).
     """
-    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
-    for shard, address, block, name, symbol, decimals in zip(
-        *(
-            tokens[c].to_pylist()
-            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
-        ),
-        strict=True,
-    ):
-        key = (shard, address.lower())
-        if key not in meta or block >= meta[key][0]:
-            meta[key] = (block, name, symbol, decimals)
+    meta = token_metadata(tokens)
     found = [
         meta.get((shard, address))
         for shard, address in zip(

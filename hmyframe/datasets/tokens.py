@@ -22,6 +22,7 @@ How answers become values (what the node returns, ``rpc/harmony/contract.go``):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,11 +31,11 @@ import pyarrow as pa
 from hmyframe.addresses import normalize_many
 from hmyframe.errors import ConfigError, ResponseShapeError, short_repr
 
-from ._base import ConvertContext, Dataset, column, shared, uint256_column
+from ._base import ConvertContext, Dataset, column, per_payload, shared, uint256_column
 from ._blockrows import constant
 from ._decode import decode_json, payload_path
 
-__all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "build"]
+__all__ = ["FUNCTIONS", "NAME", "SCHEMA", "SELECTORS", "build", "token_metadata"]
 
 NAME = "tokens"
 
@@ -168,14 +169,7 @@ def _uint(function: str, answer: _Answer | None) -> tuple[int | None, str | None
     return int.from_bytes(data[:32], "big"), None
 
 
-def _calls(ctx: ConvertContext, count: int) -> list[tuple[str, int, str]]:
-    calls = ctx.token_calls
-    if calls is None or len(calls) != count:
-        got = "none" if calls is None else str(len(calls))
-        raise ConfigError(
-            f"{NAME}: ConvertContext.token_calls must give one (address, block, function) per payload "
-            f"({count} payloads, {got} given)"
-        )
+def _calls(calls: Sequence[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
     out = []
     for k, call in enumerate(calls):
         item: object = call
@@ -194,11 +188,29 @@ def _calls(ctx: ConvertContext, count: int) -> list[tuple[str, int, str]]:
     return out
 
 
+def token_metadata(tokens: pa.Table) -> dict[tuple[int, str], tuple[int, str | None, str | None, int | None]]:
+    """Each token of ``tokens`` (this dataset) by ``(shard_id, lower-case 0x address)``: ``(block,
+    name, symbol, decimals)`` of its row of the highest block (a token read at several)."""
+    meta: dict[tuple[int, str], tuple[int, str | None, str | None, int | None]] = {}
+    for shard, address, block, name, symbol, decimals in zip(
+        *(
+            tokens[c].to_pylist()
+            for c in ("shard_id", "address_hex", "block_number", "name", "symbol", "decimals")
+        ),
+        strict=True,
+    ):
+        key = (shard, address.lower())
+        if key not in meta or block >= meta[key][0]:
+            meta[key] = (block, name, symbol, decimals)
+    return meta
+
+
 def build(decoded: object, ctx: ConvertContext) -> dict[str, pa.Array]:
     """Columns of :data:`SCHEMA` from decoded call answers (see the module docs)."""
-    if not isinstance(decoded, list):
-        raise ResponseShapeError(NAME, "payloads", decoded, "the decoded list of payloads")
-    calls = _calls(ctx, len(decoded))
+    decoded, given = per_payload(
+        NAME, decoded, ctx.token_calls, "token_calls", "(address, block, function)", "given"
+    )
+    calls = _calls(given)
     _, hexes = normalize_many([c[0] for c in calls])  # AddressError (a ConfigError) if bad
     rows: dict[tuple[str, int], dict[str, _Answer]] = {}
     for k, (value, (_, block, function), address) in enumerate(zip(decoded, calls, hexes, strict=True)):

@@ -39,8 +39,8 @@ WONE. A token's full ledger is the token activity's plus this one (``Chain.token
 
 DEX transactions are appended to a block after its token transactions, drawn from their own
 ``random.Random`` keyed by ``(shard, number)`` with the tag ``DX``, only in blocks with plain
-transactions, Poisson(``density``) of them; the state is a fold with checkpoints, as for the
-tokens.
+transactions, Poisson(``density``) of them; the state is a fold with checkpoints
+(:class:`~hmyframe.devnet._gen_fold.BlockFold`), as for the tokens.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from hmyframe.devnet._gen_codec import Codec, big_below
+from hmyframe.devnet._gen_fold import BlockFold
 from hmyframe.devnet._gen_tokens import (
     SEL_BALANCE_OF,
     SEL_DECIMALS,
@@ -96,7 +97,6 @@ DEX_TRADERS: Final = 48
 #: Expected DEX transactions per non-empty block (the ``dex_density`` default).
 DEFAULT_DEX_DENSITY: Final = 0.1
 _TAG_DEX: Final = 0x4458
-_CHECKPOINT: Final = 128
 _PAIR_BASE: Final = 16
 #: The HRC-20 whose balances pass 10**38 units (TOKEN_SPECS' "HUGE").
 _HUGE: Final = next(i for i, s in enumerate(TOKEN_SPECS) if s.standard == "hrc20" and s.mint_unit >= 10**38)
@@ -402,7 +402,7 @@ class _Exec:
         self.stack[-1].own += 375 + 375 * len(topics) + 8 * (len(data) // 2)
 
 
-class DexEngine:
+class DexEngine(BlockFold[DexLedger, TokenOp]):
     """The exchange contracts, per-block DEX transactions and the exchange's ledger of one chain.
 
     Parameters
@@ -430,11 +430,8 @@ class DexEngine:
         timestamp: Callable[[int, int], int],
         tokens: list[list[TokenContract]],
     ) -> None:
-        self._codec = codec
-        self._plain_count = plain_count
+        super().__init__(codec, n_shards, density, plain_count, _TAG_DEX, DexLedger)
         self._timestamp = timestamp
-        self.density = density
-        self._exp_minus_density = math.exp(-density)
         self.contracts: list[DexContracts] = []
         self._traders = [codec.address(ADDR_TRADER, 0, i) for i in range(DEX_TRADERS)]
         self._trader_index = {a: i for i, a in enumerate(self._traders)}
@@ -461,9 +458,6 @@ class DexEngine:
             self._kind[wone] = ("wone", shard)
             self._kind[factory] = ("factory", shard)
             self._kind[router] = ("router", shard)
-        self._rng = random.Random(0)
-        self._checkpoints: list[list[DexLedger]] = [[DexLedger()] for _ in range(n_shards)]
-        self._last: list[tuple[int, DexLedger, list[TokenOp]] | None] = [None] * n_shards
 
     # ------------------------------------------------------------------ contracts
     def role(self, address: str) -> tuple[str, int] | None:
@@ -498,10 +492,6 @@ class DexEngine:
         """Address of DEX trader ``index`` (0 is the market maker)."""
         return self._traders[index]
 
-    def trader_index(self, address: str) -> int | None:
-        """Index of a DEX trader's address, else ``None``."""
-        return self._trader_index.get(address)
-
     def code(self, shard: int, address: str, number: int) -> str | None:
         """Runtime code of a DEX contract on ``shard`` after block ``number`` (``"0x"`` before a
         pair exists or on another shard); ``None`` for an address that is no DEX contract."""
@@ -521,38 +511,6 @@ class DexEngine:
         return "0x608060405234801561001057600080fd5b50600436106101" + body.hex()
 
     # ------------------------------------------------------------------ ledger (the fold)
-    def state_after(self, shard: int, number: int) -> DexLedger:
-        """The ledger of ``shard`` after block ``number``; do not keep or mutate it."""
-        return self._advance(shard, number)[0]
-
-    def _advance(self, shard: int, number: int) -> tuple[DexLedger, list[TokenOp]]:
-        last = self._last[shard]
-        if last is not None and last[0] <= number < last[0] + _CHECKPOINT:
-            start, state, ops = last[0] + 1, last[1], last[2]
-        else:
-            k = number // _CHECKPOINT
-            checkpoints = self._checkpoints[shard]
-            while len(checkpoints) <= k:
-                c = len(checkpoints)
-                state = checkpoints[c - 1].copy()
-                for n in range((c - 1) * _CHECKPOINT, c * _CHECKPOINT):
-                    self._step(shard, n, state)
-                checkpoints.append(state)
-            start, state, ops = k * _CHECKPOINT, checkpoints[k].copy(), []
-        checkpoints = self._checkpoints[shard]
-        for n in range(start, number + 1):
-            ops = self._step(shard, n, state)
-            if (n + 1) % _CHECKPOINT == 0 and len(checkpoints) == (n + 1) // _CHECKPOINT:
-                checkpoints.append(state.copy())
-        self._last[shard] = (number, state, ops)
-        return state, ops
-
-    def ops(self, shard: int, number: int) -> list[TokenOp]:
-        """DEX transactions of block ``number`` of ``shard``, in block order."""
-        if self.density <= 0 or number == 0:
-            return []
-        return self._advance(shard, number)[1]
-
     def nonce(self, shard: int, address: str, number: int) -> int:
         """Transactions DEX trader ``address`` sent on ``shard`` in blocks ``<= number``."""
         index = self._trader_index.get(address)
@@ -561,21 +519,9 @@ class DexEngine:
         return self.state_after(shard, number).nonces.get(index, 0)
 
     # ------------------------------------------------------------------ one block
-    def _count(self, rnd: random.Random) -> int:
-        limit = self._exp_minus_density
-        k = 0
-        p = rnd.random()
-        while p > limit:
-            k += 1
-            p *= rnd.random()
-        return k
-
-    def _step(self, shard: int, number: int, state: DexLedger) -> list[TokenOp]:
-        if self.density <= 0 or number == 0 or self._plain_count(shard, number) == 0:
-            return []
-        r = self._rng
-        r.seed(self._codec.seed_int(_TAG_DEX, shard, number))
-        count = self._count(r)
+    def _block(
+        self, r: random.Random, shard: int, number: int, state: DexLedger, count: int
+    ) -> list[TokenOp]:
         if not count:
             return []
         at = _At(r, shard, number, self._timestamp(shard, number), state, self.contracts[shard])

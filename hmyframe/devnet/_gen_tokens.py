@@ -13,10 +13,10 @@ with plain transactions get token ones (token activity rides along with the busy
 empty blocks stay empty), Poisson(``density``) of them.
 
 Whether a transfer succeeds depends on balances, so a block's token transactions are a fold
-over the ledger. :class:`TokenEngine` keeps the ledger state after every
-:data:`CHECKPOINT`-th block (computed lazily, in order) and the state after the last block
-it generated, so sequential generation costs O(1) per block and a random block at most
-:data:`CHECKPOINT` blocks of replay (token draws only, no block is built).
+over the ledger: :class:`TokenEngine` is a :class:`~hmyframe.devnet._gen_fold.BlockFold`,
+which keeps the ledger after every :data:`CHECKPOINT`-th block and after the last block it
+generated (sequential generation O(1) per block, a random block at most :data:`CHECKPOINT`
+blocks of replay).
 
 Token senders are their own population of :data:`TOKEN_HOLDERS` accounts (holder 0 is the
 minter of every token); their nonces are the count of their token transactions on the shard,
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from hmyframe.devnet._gen_codec import Codec, big_below
+from hmyframe.devnet._gen_fold import CHECKPOINT, BlockFold
 from hmyframe.devnet._gen_hostile import HOSTILE_TOKEN_TEXT
 from hmyframe.devnet.bloom import keccak256, selector, topic_of
 from hmyframe.devnet.model import ZERO_ADDRESS, TokenContract, TraceFrame
@@ -54,7 +55,6 @@ __all__ = [
 ADDR_TOKEN: Final = 7  # token contracts (a = index in TOKEN_SPECS)
 ADDR_HOLDER: Final = 8  # accounts that only send token transactions (a = holder index)
 TOKEN_HOLDERS: Final = 400
-CHECKPOINT: Final = 128
 #: Expected token transactions per non-empty block (the ``token_density`` default).
 DEFAULT_TOKEN_DENSITY: Final = 0.5
 _TAG_TOKENS: Final = 0x544B
@@ -202,7 +202,7 @@ class Ledger:
 _GAS_PRICES: Final = (100_000_000_000, 100_000_000_000, 100_000_000_000, 120_000_000_000, 30_000_000_000)
 
 
-class TokenEngine:
+class TokenEngine(BlockFold[Ledger, TokenOp]):
     """Token contracts, per-block token operations and the ledger of one chain.
 
     Parameters
@@ -228,11 +228,8 @@ class TokenEngine:
         plain_count: Callable[[int, int], int],
         hostile: bool = False,
     ) -> None:
-        self._codec = codec
+        super().__init__(codec, n_shards, density, plain_count, _TAG_TOKENS, Ledger)
         self._hostile = hostile
-        self._plain_count = plain_count
-        self.density = density
-        self._exp_minus_density = math.exp(-density)
         self.contracts: list[list[TokenContract]] = [
             [self._contract(shard, i) for i in range(len(TOKEN_SPECS))] for shard in range(n_shards)
         ]
@@ -240,11 +237,6 @@ class TokenEngine:
         self._index = {c.address: i for per_shard in self.contracts for i, c in enumerate(per_shard)}
         self._holders = [codec.address(ADDR_HOLDER, 0, i) for i in range(TOKEN_HOLDERS)]
         self._holder_index = {a: i for i, a in enumerate(self._holders)}
-        self._rng = random.Random(0)
-        # per shard: states after blocks CHECKPOINT-1, 2*CHECKPOINT-1, ... (index k: after k*CHECKPOINT-1)
-        self._checkpoints: list[list[Ledger]] = [[Ledger()] for _ in range(n_shards)]
-        # per shard: (number, state after that block, ops of that block)
-        self._last: list[tuple[int, Ledger, list[TokenOp]] | None] = [None] * n_shards
 
     # ------------------------------------------------------------------ contracts
     def _contract(self, shard: int, index: int) -> TokenContract:
@@ -281,40 +273,6 @@ class TokenEngine:
         return self._holder_index.get(address)
 
     # ------------------------------------------------------------------ ledger
-    def state_after(self, shard: int, number: int) -> Ledger:
-        """Ledger of ``shard`` after block ``number`` (``number >= 0``); do not keep or mutate it
-        (the engine advances it in place)."""
-        return self._advance(shard, number)[0]
-
-    def _advance(self, shard: int, number: int) -> tuple[Ledger, list[TokenOp]]:
-        """The ledger after block ``number`` and that block's operations."""
-        last = self._last[shard]
-        if last is not None and last[0] <= number < last[0] + CHECKPOINT:
-            start, state, ops = last[0] + 1, last[1], last[2]
-        else:
-            k = number // CHECKPOINT  # checkpoint k: the state after block k*CHECKPOINT-1
-            checkpoints = self._checkpoints[shard]
-            while len(checkpoints) <= k:
-                c = len(checkpoints)
-                state = checkpoints[c - 1].copy()
-                for n in range((c - 1) * CHECKPOINT, c * CHECKPOINT):
-                    self._step(shard, n, state)
-                checkpoints.append(state)
-            start, state, ops = k * CHECKPOINT, checkpoints[k].copy(), []
-        checkpoints = self._checkpoints[shard]
-        for n in range(start, number + 1):
-            ops = self._step(shard, n, state)
-            if (n + 1) % CHECKPOINT == 0 and len(checkpoints) == (n + 1) // CHECKPOINT:
-                checkpoints.append(state.copy())
-        self._last[shard] = (number, state, ops)
-        return state, ops
-
-    def ops(self, shard: int, number: int) -> list[TokenOp]:
-        """Token operations of block ``number`` of ``shard``, in block order."""
-        if self.density <= 0 or number == 0:
-            return []
-        return self._advance(shard, number)[1]
-
     def nonce(self, shard: int, address: str, number: int) -> int:
         """Token transactions sent by holder ``address`` on ``shard`` in blocks ``<= number``."""
         index = self._holder_index.get(address)
@@ -323,24 +281,9 @@ class TokenEngine:
         return self.state_after(shard, number).nonces.get(index, 0)
 
     # ------------------------------------------------------------------ one block
-    def _count(self, rnd: random.Random) -> int:
-        """Poisson(density) draw (Knuth; density is small)."""
-        limit = self._exp_minus_density
-        k = 0
-        p = rnd.random()
-        while p > limit:
-            k += 1
-            p *= rnd.random()
-        return k
-
-    def _step(self, shard: int, number: int, state: Ledger) -> list[TokenOp]:
-        """Apply block ``number``'s token operations to ``state``; return them."""
-        if self.density <= 0 or number == 0 or self._plain_count(shard, number) == 0:
-            return []
-        r = self._rng
-        r.seed(self._codec.seed_int(_TAG_TOKENS, shard, number))
+    def _block(self, r: random.Random, shard: int, number: int, state: Ledger, count: int) -> list[TokenOp]:
         ops: list[TokenOp] = []
-        for _ in range(self._count(r)):
+        for _ in range(count):
             u = r.random()
             index = int(r.random() * len(TOKEN_SPECS))
             spec = TOKEN_SPECS[index]

@@ -9,7 +9,7 @@ holders, fetched on an open :class:`~hmyframe.engine.Session` (their public coro
   the head (a cached block was at most the head when it was written). Every address and block
   is checked before anything is sent (a bad address or a block past the head is one line,
   nothing cached), and a block whose answers fail caches nothing.
-* The calls go through the client's JSON-RPC batching (:data:`CALLS_PER_GROUP` per group, the
+* The calls go through the client's JSON-RPC batching (:data:`~hmyframe.engine._at_block.CALLS_PER_GROUP` per group, the
   groups in flight together), so 10,000 balances are a few dozen round trips, not 10,000.
 * ``native_transfers`` and ``rewards_collected`` are derived from the cached range datasets
   (``transactions`` + ``traces`` + the cross-shard receipts the range credited;
@@ -28,6 +28,14 @@ import msgspec
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
+from hmyframe.engine._at_block import (
+    batched,
+    block_ref,
+    cached_per_block,
+    call_namespace,
+    contract_answers,
+    resolve_blocks,
+)
 from hmyframe.engine._blocks import parse_range
 from hmyframe.engine._ranges import fetch_shards
 from hmyframe.engine._session import Session, block_arg
@@ -44,7 +52,6 @@ else:
     pd = lazy_module("pandas")
 
 __all__ = [
-    "CALLS_PER_GROUP",
     "addresses_arg",
     "fetch_account_transactions",
     "fetch_balances",
@@ -58,8 +65,6 @@ __all__ = [
     "token_pairs",
 ]
 
-#: Calls handed to the client at once (it cuts them into JSON-RPC batches of its batch size).
-CALLS_PER_GROUP = 2_000
 #: Seconds before a range's first block in which cross-shard sends it may credit are looked for.
 CX_WINDOW = 600
 #: ``getTransactionsHistory`` page size asked for.
@@ -88,126 +93,7 @@ def addresses_arg(addresses: object, what: str) -> list[str]:
     return list(dict.fromkeys(to_hex(v) for v in values))  # type: ignore[arg-type]
 
 
-def _block_list(blocks: object) -> list[int] | None:
-    if blocks is None:
-        return None
-    if isinstance(blocks, range):
-        values: list[object] = list(blocks)
-    elif isinstance(blocks, int) and not isinstance(blocks, bool):
-        values = [blocks]
-    elif isinstance(blocks, Sequence) and not isinstance(blocks, str):
-        values = list(blocks)
-    else:
-        raise ConfigError(
-            f'blocks must be a block number, a list, a range or "epochs", got {short_repr(blocks)}'
-        )
-    if not values:
-        raise ConfigError("blocks is empty: give at least one block number")
-    return sorted({block_arg(v, "block") for v in values})
-
-
-async def _all_cached(session: Session, name: str, shard: int, blocks: list[int]) -> bool:
-    """Whether ``name`` has a cache file at each of ``blocks`` (each was then at most the head)."""
-    cache = session.cache
-    if cache is None:
-        return False
-    chain_id = await session.chain_id()
-    for block in blocks:
-        try:
-            cache.files.stat(cache.snapshot_path(chain_id, name, shard, block))
-        except OSError:
-            return False
-    return True
-
-
-async def _resolve_blocks(
-    session: Session, blocks: object, shard: int, cached: str | None = None
-) -> list[int]:
-    """Block numbers, each checked against the head (ConfigError naming the first past it);
-    blocks ``cached`` (a dataset name) has files for need no look at the head."""
-    if cached is not None and not isinstance(blocks, str) and blocks is not None:
-        listed = _block_list(blocks)
-        if listed is not None and await _all_cached(session, cached, shard, listed):
-            return listed
-    head = await session.head(shard, refresh=True)
-    if isinstance(blocks, str):
-        if blocks != "epochs":
-            raise ConfigError(f'blocks must be a number, a list, a range or "epochs", got {blocks!r}')
-        from hmyframe.engine._history import current_epoch, epoch_last_blocks
-
-        epoch = await current_epoch(session)
-        found = await epoch_last_blocks(session, list(range(epoch)))
-        out = sorted(last for last, _ in found.values() if last <= head)
-        if not out:
-            raise ConfigError(f"no epoch of shard {shard} has ended yet (head {head})")
-        return out
-    listed = _block_list(blocks)
-    if listed is None:
-        return [head]
-    if listed[-1] > head:
-        raise ConfigError(f"block {listed[-1]} is beyond the head {head} of shard {shard}")
-    return listed
-
-
-def _ref(session: Session, block: int) -> int | str:
-    return block if session.options.version == 2 else hex(block)
-
-
-def _ns(session: Session) -> str:
-    return "hmyv2" if session.options.version == 2 else "hmy"
-
-
-async def _batched(
-    session: Session, calls: list[tuple[str, list[object]]], shard: int, progress: ProgressFn | None
-) -> list[bytes]:
-    """Raw results of ``calls`` in order, through the client's batching, groups in flight together."""
-
-    async def group(part: list[tuple[str, list[object]]]) -> list[bytes]:
-        answers = await session.client.batch(part, shard=shard, raw=True)
-        if progress is not None:
-            progress(len(part))
-        return list(answers)
-
-    parts = [calls[i : i + CALLS_PER_GROUP] for i in range(0, len(calls), CALLS_PER_GROUP)]
-    done = await gather_or_raise(group(p) for p in parts)
-    return [payload for part in done for payload in part]
-
-
-# --------------------------------------------------------------------------- per-block cache
-
-
-async def _cached_per_block(
-    session: Session,
-    dataset: ds.Dataset,
-    shard: int,
-    block: int,
-    keys: list[Any],
-    key_of: Callable[[pa.Table], list[Any]],
-    fetch: Callable[[list[Any]], Any],
-) -> pa.Table:
-    """The rows of ``keys`` at ``block``: from the block's cache file, the missing ones fetched
-    (``await fetch(missing)`` -> table) and written back as the union."""
-    cache = session.cache
-    cached: pa.Table | None = None
-    chain_id = ""
-    if cache is not None:
-        chain_id = await session.chain_id()
-        cached = cache.read_snapshot(chain_id, dataset, shard, block)
-    have = set() if cached is None else set(key_of(cached))
-    missing = [k for k in keys if k not in have]
-    if missing:
-        fetched = await fetch(missing)
-        merged = fetched if cached is None else pa.concat_tables([cached, fetched])
-        merged = merged.sort_by([(c, "ascending") for c in dataset.sort_by])
-        if cache is not None:
-            checked = await session.chain_id(verify=True)
-            cache.write_snapshot(checked, dataset, shard, block, merged)
-    else:
-        assert cached is not None
-        merged = cached
-    wanted = set(keys)
-    mask = [k in wanted for k in key_of(merged)]
-    return merged.filter(pa.array(mask, type=pa.bool_()))
+# --------------------------------------------------------------------------- ranges
 
 
 async def _range_arrow(session: Session, name: str, start: object, end: object, shard: int) -> pa.Table:
@@ -247,16 +133,18 @@ async def fetch_balances(
     wanted = (
         None if isinstance(addresses, str) and addresses == "seen" else addresses_arg(addresses, "balances")
     )
-    at = await _resolve_blocks(session, blocks, shard, "balances")  # before anything is sent for the rows
+    at = await resolve_blocks(session, blocks, shard, "balances")  # before anything is sent for the rows
     if wanted is None:
         wanted = await _seen_addresses(session, at, shard)
     dataset = ds.get("balances")
-    method = f"{_ns(session)}_getBalanceByBlockNumber"
+    method = f"{call_namespace(session)}_getBalanceByBlockNumber"
 
     def fetcher(block: int) -> Callable[[list[str]], Any]:
         async def fetch(missing: list[str]) -> pa.Table:
-            calls: list[tuple[str, list[object]]] = [(method, [a, _ref(session, block)]) for a in missing]
-            payloads = await _batched(session, calls, shard, progress)
+            calls: list[tuple[str, list[object]]] = [
+                (method, [a, block_ref(session, block)]) for a in missing
+            ]
+            payloads = await batched(session, calls, shard, progress)
             ctx = ds.ConvertContext(shard_id=shard, addresses_blocks=[(a, block) for a in missing])
             return dataset.convert(payloads, ctx)
 
@@ -266,7 +154,7 @@ async def fetch_balances(
         return [str(a) for a in table["address_hex"].to_pylist()]
 
     tables = await gather_or_raise(
-        _cached_per_block(session, dataset, shard, b, wanted, keys, fetcher(b)) for b in at
+        cached_per_block(session, dataset, shard, b, wanted, keys, fetcher(b)) for b in at
     )
     table = pa.concat_tables(tables)
     return table.sort_by([(c, "ascending") for c in dataset.sort_by])
@@ -278,8 +166,8 @@ async def fetch_balances(
 async def _delegation_answers(
     session: Session, wanted: list[str], at: int, progress: ProgressFn | None
 ) -> list[bytes]:
-    method = f"{_ns(session)}_getDelegationsByDelegatorByBlockNumber"
-    return await _batched(session, [(method, [a, _ref(session, at)]) for a in wanted], 0, progress)
+    method = f"{call_namespace(session)}_getDelegationsByDelegatorByBlockNumber"
+    return await batched(session, [(method, [a, block_ref(session, at)]) for a in wanted], 0, progress)
 
 
 async def _epoch_of(session: Session, block: int) -> int | None:
@@ -322,7 +210,7 @@ async def fetch_delegator_table(
     by union) or ``undelegations`` (not cached)."""
     wanted = addresses_arg(delegators, name)
     cached = name == "delegator_delegations"
-    at = (await _resolve_blocks(session, block, 0, name if cached else None))[0]
+    at = (await resolve_blocks(session, block, 0, name if cached else None))[0]
     dataset = ds.get(name)
 
     async def fetch(missing: list[str]) -> pa.Table:
@@ -339,7 +227,7 @@ async def fetch_delegator_table(
     def keys(table: pa.Table) -> list[str]:
         return [str(a) for a in table["delegator_address_hex"].to_pylist()]
 
-    table = await _cached_per_block(session, dataset, 0, at, wanted, keys, fetch)
+    table = await cached_per_block(session, dataset, 0, at, wanted, keys, fetch)
     return table.filter(pc.is_valid(table["validator_address_hex"]))
 
 
@@ -375,7 +263,7 @@ async def _history_of(
     """The full transaction objects of ``address``'s history (plain or staking), page by page
     from the ``order`` end, until a page comes back short or ``limit`` are in hand."""
     out: list[bytes] = []
-    method = f"{_ns(session)}_get{'Staking' if staking else ''}TransactionsHistory"
+    method = f"{call_namespace(session)}_get{'Staking' if staking else ''}TransactionsHistory"
     index = 0
     while limit is None or len(out) < limit:
         args = {
@@ -486,8 +374,8 @@ async def _incoming_cx(session: Session, shard: int, lo: int, hi: int, window: i
             )
             if cross and to == shard
         )
-    method = f"{_ns(session)}_getCXReceiptByHash"
-    payloads = await _batched(session, [(method, [h]) for h in hashes], shard, None)
+    method = f"{call_namespace(session)}_getCXReceiptByHash"
+    payloads = await batched(session, [(method, [h]) for h in hashes], shard, None)
     table = ds.get("cx_receipts").convert(
         [p for p in payloads if p.strip() != b"null"], ds.ConvertContext(shard_id=shard)
     )
@@ -534,8 +422,8 @@ async def fetch_rewards_collected(
         )
         if d == "CollectRewards" and (mine is None or who in mine)
     ]
-    method = f"{_ns(session)}_getTransactionReceipt"
-    payloads = await _batched(session, [(method, [h]) for h in hashes], 0, progress)
+    method = f"{call_namespace(session)}_getTransactionReceipt"
+    payloads = await batched(session, [(method, [h]) for h in hashes], 0, progress)
     return ds.get("rewards_collected").convert(payloads, ds.ConvertContext(shard_id=0))
 
 
@@ -628,23 +516,15 @@ async def fetch_token_balances(
     from hmyframe.datasets.token_balances import call_data
 
     shard = block_arg(shard, "shard")
-    (at,) = await _resolve_blocks(session, block, shard, "token_balances")
+    (at,) = await resolve_blocks(session, block, shard, "token_balances")
     dataset = ds.get("token_balances")
-    method = f"{_ns(session)}_call"
+    method = f"{call_namespace(session)}_call"
 
     async def fetch(missing: list[tuple[str, str]]) -> pa.Table:
         calls: list[tuple[str, list[object]]] = [
-            (method, [{"to": t, "data": call_data(h)}, _ref(session, at)]) for t, h in missing
+            (method, [{"to": t, "data": call_data(h)}, block_ref(session, at)]) for t, h in missing
         ]
-        results = await session.client.batch(calls, shard=shard, raw=True, return_exceptions=True)
-        payloads: list[bytes] = []
-        for item in results:
-            if isinstance(item, RpcError) and item.code == 3:
-                payloads.append(msgspec.json.encode({"error": {"code": 3, "message": item.rpc_message}}))
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                payloads.append(item)
+        payloads = await contract_answers(session, calls, shard)
         if progress is not None:
             progress(len(missing))
         ctx = ds.ConvertContext(shard_id=shard, token_holders=[(t, h, at) for t, h in missing])
@@ -655,7 +535,7 @@ async def fetch_token_balances(
             zip(table["token_address_hex"].to_pylist(), table["holder_address_hex"].to_pylist(), strict=True)
         )
 
-    return await _cached_per_block(session, dataset, shard, at, pairs, keys, fetch)
+    return await cached_per_block(session, dataset, shard, at, pairs, keys, fetch)
 
 
 async def fetch_holders(
@@ -667,7 +547,7 @@ async def fetch_holders(
     from hmyframe.addresses import to_one
     from hmyframe.amounts import Uint256Dtype
 
-    last = (await _resolve_blocks(session, end, shard))[0]
+    last = (await resolve_blocks(session, end, shard))[0]
     transfers = await _range_arrow(session, "token_transfers", start, last, shard)
     ledger = _ledger(transfers.filter(pc.equal(transfers["token_address_hex"], token)))
     ranked = sorted((a for a, v in ledger.items() if v > 0), key=lambda a: -ledger[a])

@@ -14,14 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
-from hmyframe.engine._accounts import _cached_per_block, _ns, _ref, _resolve_blocks, addresses_arg
+from hmyframe.engine._accounts import addresses_arg
+from hmyframe.engine._at_block import (
+    block_ref,
+    cached_per_block,
+    call_namespace,
+    contract_answers,
+    resolve_blocks,
+)
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.engine._tokens import fetch_tokens
-from hmyframe.errors import RpcError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,30 +37,19 @@ else:
 
 __all__ = ["fetch_dex_pairs"]
 
-#: JSON-RPC error code of a revert (``execution reverted[: reason]``).
-_REVERTED = 3
-
 
 async def _answers(
     session: Session, pairs: list[str], block: int, shard: int, progress: Callable[[int], None] | None
 ) -> pa.Table:
     """The ``dex_pairs`` rows of ``pairs`` at ``block``, fetched (three calls per pair)."""
-    method = f"{_ns(session)}_call"
+    method = f"{call_namespace(session)}_call"
     functions = pair_dataset.FUNCTIONS
     calls: list[tuple[str, list[object]]] = [
-        (method, [{"to": p, "data": pair_dataset.SELECTORS[f]}, _ref(session, block)])
+        (method, [{"to": p, "data": pair_dataset.SELECTORS[f]}, block_ref(session, block)])
         for p in pairs
         for f in functions
     ]
-    results = await session.client.batch(calls, shard=shard, raw=True, return_exceptions=True)
-    payloads: list[bytes] = []
-    for item in results:
-        if isinstance(item, RpcError) and item.code == _REVERTED:
-            payloads.append(msgspec.json.encode({"error": {"code": item.code, "message": item.rpc_message}}))
-        elif isinstance(item, BaseException):
-            raise item
-        else:
-            payloads.append(item)
+    payloads = await contract_answers(session, calls, shard)
     if progress is not None:
         progress(len(pairs))
     ctx = ds.ConvertContext(shard_id=shard, token_calls=[(p, block, f) for p in pairs for f in functions])
@@ -78,19 +71,19 @@ async def fetch_dex_pairs(
     wanted = addresses_arg(pairs, "dex_pairs pairs")
     shard = block_arg(shard, "shard")
     if block is None:
-        (at,) = await _resolve_blocks(session, None, shard)
+        (at,) = await resolve_blocks(session, None, shard)
     else:
         at = block_arg(block, "block")  # checked against the head only when something is fetched
 
     async def fetch(missing: list[str]) -> pa.Table:
         if block is not None:
-            await _resolve_blocks(session, at, shard)  # a block past the head: one line, nothing asked
+            await resolve_blocks(session, at, shard)  # a block past the head: one line, nothing asked
         return await _answers(session, missing, at, shard, progress)
 
     def keys(table: pa.Table) -> list[str]:
         return [str(a) for a in table["pair_address_hex"].to_pylist()]
 
-    table = await _cached_per_block(session, ds.get("dex_pairs"), shard, at, wanted, keys, fetch)
+    table = await cached_per_block(session, ds.get("dex_pairs"), shard, at, wanted, keys, fetch)
     if not with_tokens:
         return at, table
     tokens = list(

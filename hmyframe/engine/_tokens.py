@@ -17,13 +17,13 @@ is raised as usual.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from hmyframe import datasets as ds
 from hmyframe._lazy import lazy_module
 from hmyframe._tasks import gather_or_raise
+from hmyframe.engine._at_block import REVERTED, revert_answer
 from hmyframe.engine._session import Session, block_arg
 from hmyframe.errors import ConfigError, MethodNotFoundError, RpcError, short_repr
 
@@ -43,8 +43,6 @@ __all__ = ["TOKENS_PER_BATCH", "Namespace", "fetch_tokens", "token_addresses", "
 Namespace = Literal["hmy", "hmyv2", "eth"]
 #: Tokens whose five calls go out as one JSON-RPC batch (the client cuts by its batch size too).
 TOKENS_PER_BATCH = 20
-#: JSON-RPC error code of a revert with revert data (``execution reverted[: reason]``).
-REVERTED = 3
 
 
 def token_addresses(addresses: Sequence[str] | str) -> list[str]:
@@ -105,8 +103,7 @@ async def _answers(
         if isinstance(item, RpcError) and (
             item.code == REVERTED or (getcode and isinstance(item, MethodNotFoundError))
         ):
-            error = {"code": item.code, "message": item.rpc_message}
-            payloads.append(json.dumps({"error": error}).encode())
+            payloads.append(revert_answer(item))
             continue
         raise item
     return payloads

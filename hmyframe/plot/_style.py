@@ -37,10 +37,12 @@ __all__ = [
     "chain_label",
     "count_axis",
     "empty",
+    "equality_line",
     "fmt_count",
     "fmt_one",
     "fmt_percent",
     "legend_outside",
+    "lorenz_axes",
     "one_axis",
     "per_bucket",
     "percent_axis",
@@ -306,6 +308,30 @@ def shard_lines(ax: Axes, wide: pd.DataFrame) -> None:
             label=f"shard {shard}",
         )
     utc_time_axis(ax)
+
+
+def equality_line(ax: Axes) -> None:
+    """A Lorenz chart's diagonal (perfect equality), drawn first: the legend's first line."""
+    ax.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect equality")
+
+
+def lorenz_axes(ax: Axes, note: str, x_label: str, y_label: str) -> None:
+    """A Lorenz chart's frame once its curves are drawn: ``note`` boxed at the top left, both
+    axes 0 to 100 % (``x_label``: who, smallest first; ``y_label``: what they hold), the legend."""
+    ax.text(
+        0.04,
+        0.96,
+        note,
+        transform=ax.transAxes,
+        va="top",
+        fontsize=9,
+        bbox={"boxstyle": "round,pad=0.4", "facecolor": "#F4F6F8", "edgecolor": "#CCCCCC"},
+    )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    percent_axis(ax, "x", x_label)
+    percent_axis(ax, "y", y_label)
+    ax.legend(loc="lower right")
 
 
 def utc_naive(values: Any) -> np.ndarray:

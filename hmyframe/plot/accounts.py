@@ -23,11 +23,12 @@ from hmyframe.plot._style import (
     axes,
     count_axis,
     empty,
+    equality_line,
     fmt_one,
     fmt_percent,
     legend_outside,
+    lorenz_axes,
     one_axis,
-    percent_axis,
     plot_text,
     style,
     title,
@@ -172,28 +173,20 @@ def wealth_lorenz(balances: pd.DataFrame, *, block: int | None = None, ax: Axes 
         curve = metrics.lorenz(values)
         gini = metrics.gini(values)
         nakamoto = metrics.holders_to_exceed(values, 0.5)
-        ax.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect equality")
+        equality_line(ax)
         ax.plot(
             curve["population_share"], curve["value_share"], color=PALETTE[0], linewidth=2, label="balances"
         )
         ax.fill_between(
             curve["population_share"], curve["value_share"], curve["population_share"], alpha=0.08
         )
-        ax.text(
-            0.04,
-            0.96,
+        lorenz_axes(
+            ax,
             f"Gini {gini:.3f}\ntop 10 hold {fmt_percent(metrics.top_share(values, 10))}\n"
             f"Nakamoto (majority): {nakamoto:,} address{'es' if nakamoto != 1 else ''}",
-            transform=ax.transAxes,
-            va="top",
-            fontsize=9,
-            bbox={"boxstyle": "round,pad=0.4", "facecolor": "#F4F6F8", "edgecolor": "#CCCCCC"},
+            "addresses, smallest balance first (cumulative share)",
+            "ONE held (cumulative share)",
         )
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        percent_axis(ax, "x", "addresses, smallest balance first (cumulative share)")
-        percent_axis(ax, "y", "ONE held (cumulative share)")
-        ax.legend(loc="lower right")
         title(ax, heading, f"{len(values):,} addresses holding ONE at block {at:,}")
         return ax
 

@@ -32,9 +32,11 @@ from hmyframe.plot._style import (
     chain_label,
     count_axis,
     empty,
+    equality_line,
     fmt_count,
     fmt_one,
     fmt_percent,
+    lorenz_axes,
     one_axis,
     percent_axis,
     shard_color,
@@ -163,7 +165,7 @@ def lorenz_curve(voting_power: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
         if power.empty:
             return empty(ax, heading, "No voting power in this snapshot (no elected validator)")
         counts = metrics.nakamoto(voting_power)
-        ax.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect equality")
+        equality_line(ax)
         for shard, group in power.groupby("shard_id"):
             curve = metrics.lorenz(group["voting_power"].to_numpy())
             coefficient = metrics.gini(group["voting_power"].to_numpy())
@@ -178,20 +180,12 @@ def lorenz_curve(voting_power: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
             )
         present = [int(v) for v in counts if v is not pd.NA]
         network = min(present) if present else None
-        ax.text(
-            0.04,
-            0.96,
+        lorenz_axes(
+            ax,
             f"Nakamoto coefficient (1/3, weakest shard): {network if network is not None else '–'}",
-            transform=ax.transAxes,
-            va="top",
-            fontsize=9,
-            bbox={"boxstyle": "round,pad=0.4", "facecolor": "#F4F6F8", "edgecolor": "#CCCCCC"},
+            "validators, smallest voting power first (cumulative share)",
+            "voting power (cumulative share)",
         )
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        percent_axis(ax, "x", "validators, smallest voting power first (cumulative share)")
-        percent_axis(ax, "y", "voting power (cumulative share)")
-        ax.legend(loc="lower right")
         title(ax, heading, "Lorenz curve per shard")
         return ax
 

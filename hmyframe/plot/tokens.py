@@ -30,7 +30,7 @@ from hmyframe.plot._style import (
     title,
 )
 
-__all__ = ["STANDARD_COLORS", "STANDARD_NAMES", "token_label", "top_tokens", "volume_text"]
+__all__ = ["STANDARD_COLORS", "STANDARD_NAMES", "compact_number", "token_label", "top_tokens", "volume_text"]
 
 #: The colour of each token standard, the same in every plot.
 STANDARD_COLORS = {"hrc20": PALETTE[0], "hrc721": PALETTE[1], "hrc1155": PALETTE[2]}
@@ -54,13 +54,13 @@ def volume_text(row: pd.Series) -> str:
     scaled = row.get("volume_scaled")
     if scaled is not None and isinstance(scaled, float) and not math.isnan(scaled):
         unit = chain_text(row.get("symbol"), 12) or "tokens"
-        return f"{_compact(scaled)} {unit}"
+        return f"{compact_number(scaled)} {unit}"
     if row["standard"] == "hrc721":
         return f"{int(row['volume']):,} NFTs"
-    return f"{_compact(float(int(row['volume'])))} units"
+    return f"{compact_number(float(int(row['volume'])))} units"
 
 
-def _compact(value: float) -> str:
+def compact_number(value: float) -> str:
     """``1234.5`` -> ``'1,234.5'``; large or tiny values in scientific notation."""
     if value == 0:
         return "0"

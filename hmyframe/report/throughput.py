@@ -41,7 +41,7 @@ from hmyframe.metrics import floats
 from hmyframe.metrics.dex import MAINNET_WONE
 from hmyframe.plot import fmt_count, fmt_one, fmt_percent
 from hmyframe.plot.dex import pair_name, token_name
-from hmyframe.plot.tokens import STANDARD_NAMES, volume_text
+from hmyframe.plot.tokens import STANDARD_NAMES, compact_number, volume_text
 from hmyframe.report._html import Card, Column, Page, output_path, write
 
 __all__ = ["render", "throughput_report"]
@@ -522,15 +522,6 @@ def _dex_cards(page: Page, swaps: pd.DataFrame, volume: pd.DataFrame, reserves: 
     )
 
 
-def _short_number(value: float) -> str:
-    """``1234.5`` -> ``'1,234.5'``; very large or small values in scientific notation."""
-    if value == 0:
-        return "0"
-    if abs(value) >= 1e12 or abs(value) < 1e-3:
-        return f"{value:.3g}"
-    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
-
-
 def _pair_rows(volume: pd.DataFrame, reserves: pd.DataFrame) -> pd.DataFrame:
     """The volume per pair with its label, its volumes and last price as text, its liquidity."""
     ends = reserves.drop_duplicates(["shard_id", "pair_hex"], keep="last")
@@ -549,12 +540,12 @@ def _pair_rows(volume: pd.DataFrame, reserves: pd.DataFrame) -> pd.DataFrame:
     ]
     for k in (0, 1):
         rows[f"volume{k}_text"] = [
-            f"{_short_number(float(v))} {n[k]}" if v == v else f"{int(raw):,} units"
+            f"{compact_number(float(v))} {n[k]}" if v == v else f"{int(raw):,} units"
             for v, raw, n in zip(rows[f"volume{k}_scaled"], rows[f"volume{k}"], names, strict=True)
         ]
     prices = [last.get(k, (math.nan, math.nan))[0] for k in keys]
     rows["price_text"] = [
-        f"{_short_number(float(p))} {n[1]} per {n[0]}" if p == p else None
+        f"{compact_number(float(p))} {n[1]} per {n[0]}" if p == p else None
         for p, n in zip(prices, names, strict=True)
     ]
     rows["liquidity_one"] = [last.get(k, (math.nan, math.nan))[1] for k in keys]

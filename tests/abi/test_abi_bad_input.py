@@ -11,6 +11,7 @@ import eth_abi
 import pandas as pd
 import pyarrow as pa
 import pytest
+from abi_tables import logs_table
 
 from hmyframe.abi import decode, decode_calls, decode_logs, event_topic, function_selector
 from hmyframe.amounts import Int256Dtype, Uint256Dtype
@@ -38,24 +39,6 @@ def log(topics: list[str], data: str | bytes, index: int, block: int = 9) -> dic
         "topic_count": len(topics),
         "data": text,
     }
-
-
-def table(rows: list[dict[str, Any]]) -> pa.Table:
-    return pa.Table.from_pylist(
-        rows,
-        schema=pa.schema(
-            [
-                ("block_number", pa.int64()),
-                ("transaction_hash", pa.string()),
-                ("log_index", pa.int64()),
-                ("address", pa.string()),
-                ("address_hex", pa.string()),
-                *((f"topic{k}", pa.string()) for k in range(4)),
-                ("topic_count", pa.int64()),
-                ("data", pa.string()),
-            ]
-        ),
-    )
 
 
 def good_swap(index: int) -> dict[str, Any]:
@@ -100,7 +83,7 @@ def check_good_rows(frame: pd.DataFrame, indices: list[int]) -> None:
     ],
 )
 def test_a_swap_log_that_does_not_fit_the_abi_is_listed_not_decoded(bad: dict[str, Any], reason: str) -> None:
-    frame = decode_logs(table([good_swap(0), bad, good_swap(2)]), SWAP)
+    frame = decode_logs(logs_table([good_swap(0), bad, good_swap(2)]), SWAP)
     check_good_rows(frame, [0, 2])
     (entry,) = frame.attrs["undecoded"]
     assert entry["block_number"] == 9
@@ -141,7 +124,7 @@ def test_a_value_out_of_range_for_its_type_is_listed(
         log([topic0], good_word.to_bytes(32, "big"), 0),
         log([topic0], word.to_bytes(32, "big"), 1),
     ]
-    frame = decode_logs(table(rows), signature)
+    frame = decode_logs(logs_table(rows), signature)
     assert len(frame) == 1
     assert frame["log_index"].tolist() == [0]
     (entry,) = frame.attrs["undecoded"]
@@ -156,13 +139,15 @@ def test_a_value_out_of_range_for_its_type_is_listed(
 
 def test_the_good_value_of_each_of_those_types_decodes() -> None:
     rows = [log([event_topic("Signed(int8)")], (2**256 - 128).to_bytes(32, "big"), 0)]
-    signed = decode_logs(table(rows), "Signed(int8 x)")
+    signed = decode_logs(logs_table(rows), "Signed(int8 x)")
     assert signed["x"].tolist() == [-128]
     assert signed["x"].dtype == Int256Dtype()  # every intN: the exact int256 dtype
     rows = [log([event_topic("Small(uint8)")], (255).to_bytes(32, "big"), 0)]
-    assert decode_logs(table(rows), "Small(uint8 x)")["x"].dtype == Uint256Dtype()  # every uintN: uint256
+    assert (
+        decode_logs(logs_table(rows), "Small(uint8 x)")["x"].dtype == Uint256Dtype()
+    )  # every uintN: uint256
     rows = [log([event_topic("Code(bytes2)")], bytes.fromhex("beef") + bytes(30), 0)]
-    assert decode_logs(table(rows), "Code(bytes2 c)")["c"].tolist() == ["0xbeef"]
+    assert decode_logs(logs_table(rows), "Code(bytes2 c)")["c"].tolist() == ["0xbeef"]
 
 
 @pytest.mark.parametrize(
@@ -194,7 +179,7 @@ def test_the_good_value_of_each_of_those_types_decodes() -> None:
 def test_dynamic_data_that_does_not_decode_is_listed(data: bytes, reason: str) -> None:
     topic0 = event_topic("Said(string)")
     rows = [log([topic0], eth_abi.encode(["string"], ["héllo"]), 0), log([topic0], data, 1)]
-    frame = decode_logs(table(rows), "Said(string text)")
+    frame = decode_logs(logs_table(rows), "Said(string text)")
     assert frame["text"].tolist() == ["héllo"]
     (entry,) = frame.attrs["undecoded"]
     assert entry["log_index"] == 1
@@ -204,7 +189,7 @@ def test_dynamic_data_that_does_not_decode_is_listed(data: bytes, reason: str) -
 def test_an_array_longer_than_its_data_is_refused_before_anything_is_made() -> None:
     topic0 = event_topic("Ids(uint256[])")
     huge = (32).to_bytes(32, "big") + (2**255).to_bytes(32, "big")
-    frame = decode_logs(table([log([topic0], huge, 0)]), "Ids(uint256[] ids)")
+    frame = decode_logs(logs_table([log([topic0], huge, 0)]), "Ids(uint256[] ids)")
     assert frame.empty
     assert (
         "an array of 57896044618658097711785492504343953926634992332820282019728792003956564819968 elements"
@@ -259,9 +244,9 @@ def test_bad_arguments_to_the_decoders_are_one_line_errors() -> None:
     with pytest.raises(ConfigError, match="expected the logs dataset as a DataFrame or pyarrow Table, got 5"):
         decode_logs(5, SWAP)
     with pytest.raises(AddressError, match="invalid address 'one1nope'"):
-        decode_logs(table([good_swap(0)]), SWAP, address="one1nope")
+        decode_logs(logs_table([good_swap(0)]), SWAP, address="one1nope")
     with pytest.raises(ConfigError, match="output must be one of"):
-        decode_logs(table([good_swap(0)]), SWAP, output="excel")  # type: ignore[arg-type]
+        decode_logs(logs_table([good_swap(0)]), SWAP, output="excel")  # type: ignore[arg-type]
     with pytest.raises(AbiDecodeError, match="data is not hex") as info:
         decode(["uint256"], "0xzz")
     assert isinstance(info.value, HmyframeError)
@@ -273,9 +258,9 @@ def test_slices_of_a_long_table_decode_as_the_whole(monkeypatch: pytest.MonkeyPa
     rows = [good_swap(i) for i in range(8)]
     rows[1] = log([SWAP_TOPIC, topic(ALICE), topic(BOB)], "0x" + "00" * 96, 1)
     rows[5] = log([SWAP_TOPIC, "0x" + "ff" * 32, topic(BOB)], "0x" + "00" * 128, 5)
-    whole = decode_logs(table(rows), SWAP)
+    whole = decode_logs(logs_table(rows), SWAP)
     monkeypatch.setattr(decoding, "_SLICE", 3)  # slices 0-2, 3-5, 6-7
-    sliced = decode_logs(table(rows), SWAP)
+    sliced = decode_logs(logs_table(rows), SWAP)
     pd.testing.assert_frame_equal(sliced, whole, check_exact=True)
     assert sliced.attrs["undecoded"] == whole.attrs["undecoded"]
     check_good_rows(sliced, [0, 2, 3, 4, 6, 7])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import eth_abi
-import pyarrow as pa
+from abi_tables import logs_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -195,22 +195,6 @@ def make_log(
         "data": "0x" + data.hex(),
     }
     return row, expected
-
-
-def logs_table(rows: list[dict[str, Any]]) -> pa.Table:
-    schema = pa.schema(
-        [
-            ("block_number", pa.int64()),
-            ("transaction_hash", pa.string()),
-            ("log_index", pa.int64()),
-            ("address", pa.string()),
-            ("address_hex", pa.string()),
-            *((f"topic{k}", pa.string()) for k in range(4)),
-            ("topic_count", pa.int64()),
-            ("data", pa.string()),
-        ]
-    )
-    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _rows_of(frame: Any, expected: list[dict[str, Any]]) -> None:

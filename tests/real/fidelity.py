@@ -49,12 +49,20 @@ METHODS: tuple[Method, ...] = (
     Method("getBlockSigners", ("hmy",), "datasets/sources.py (signers with v1 blocks)"),
     Method("getTransactionByHash", ("hmy", "hmyv2"), "rpc/methods.py, engine/_lookups.py"),
     Method("getStakingTransactionByHash", ("hmy", "hmyv2"), "rpc/methods.py"),
-    Method("getTransactionReceipt", ("hmy", "hmyv2"), "datasets/sources.py (receipts by transaction)"),
+    Method(
+        "getTransactionReceipt",
+        ("hmy", "hmyv2"),
+        "datasets/sources.py (receipts by transaction), engine/_accounts.py (rewards_collected)",
+    ),
     Method("getBlockReceipts", ("hmy", "hmyv2"), "datasets/sources.py (receipts by block)"),
     Method("getLogs", ("hmy",), "datasets/sources.py (logs, token_transfers)"),
     Method("getTransactionCount", ("hmy", "hmyv2"), "rpc/methods.py, engine/_lookups.py (tx_counts)"),
     Method("getPendingCXReceipts", ("hmy", "hmyv2"), "rpc/methods.py, engine/_lookups.py (cx_receipts)"),
-    Method("getCXReceiptByHash", ("hmy", "hmyv2"), "datasets/cx_receipts.py (decodes its answers)"),
+    Method(
+        "getCXReceiptByHash",
+        ("hmy", "hmyv2"),
+        "datasets/cx_receipts.py (decodes its answers), engine/_accounts.py (native_transfers)",
+    ),
     Method("getAllValidatorInformation", ("hmy", "hmyv2"), "rpc/methods.py"),
     Method(
         "getAllValidatorInformationByBlockNumber", ("hmy", "hmyv2"), "rpc/methods.py, engine/_snapshots.py"
@@ -65,7 +73,19 @@ METHODS: tuple[Method, ...] = (
     Method("epochLastBlock", ("hmy", "hmyv2"), "rpc/methods.py"),
     Method("getEpoch", ("hmy", "hmyv2"), "engine/_history.py"),
     Method("getCode", ("hmy", "hmyv2", "eth"), "engine/_tokens.py"),
-    Method("call", ("hmy", "hmyv2", "eth"), "engine/_tokens.py"),
+    Method(
+        "call",
+        ("hmy", "hmyv2", "eth"),
+        "engine/_tokens.py, engine/_accounts.py (token_balances), engine/_dex.py (dex_pairs)",
+    ),
+    Method("getBalanceByBlockNumber", ("hmy", "hmyv2"), "engine/_accounts.py (balances)"),
+    Method(
+        "getDelegationsByDelegatorByBlockNumber",
+        ("hmy", "hmyv2"),
+        "engine/_accounts.py (delegator_delegations, undelegations)",
+    ),
+    Method("getTransactionsHistory", ("hmy", "hmyv2"), "engine/_accounts.py (account_transactions)"),
+    Method("getStakingTransactionsHistory", ("hmy", "hmyv2"), "engine/_accounts.py (account_transactions)"),
     Method("subscribe", ("hmy", "eth"), "rpc/heads.py (newHeads over WebSocket)"),
     Method("subscription", ("hmy", "eth"), "rpc/heads.py (the newHeads notifications it reads)"),
     Method("block", ("trace",), "rpc/client.py, datasets/sources.py (traces)"),

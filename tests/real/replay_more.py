@@ -57,8 +57,9 @@ its docstring.
 
 Independent decoding
 --------------------
-:func:`one_to_hex` / :func:`hex_to_one` are a small BIP-173 bech32 codec written here (no
-hmyframe code), checked against published vectors in ``test_replay_lookups.py``; :func:`plain`
+:func:`one_to_hex` / :func:`hex_to_one` are the tests' own BIP-173 bech32 codec
+(:mod:`bech32_codec`, no hmyframe code), checked against published vectors in
+``test_replay_lookups.py``; :func:`plain`
 turns a DataFrame or Parquet cell into plain Python for comparison.
 """
 
@@ -73,20 +74,25 @@ from decimal import Decimal
 from typing import Any
 
 import real_corpus
+from bech32_codec import hex_to_one, one_to_hex
 from real_corpus import Answer
-from real_node import NotRecorded, RealNode
+from real_node import NotRecorded, RealNode, block_param
 
 __all__ = [
     "ANY",
     "ReplayNode",
+    "addresses",
+    "columns",
     "exact_float",
     "hex_to_one",
+    "integer",
     "one_to_hex",
     "placed",
     "plain",
     "sample_file",
     "staking_block",
     "stand_in_hash",
+    "version",
 ]
 
 #: Params of a placed answer that answers every call of its method.
@@ -162,65 +168,32 @@ def staking_block(gen: str) -> Answer:
     )
 
 
-# ---------------------------------------------------------------------------------------
-# bech32 (BIP-173), written for the tests: the independent side of every address comparison
-# ---------------------------------------------------------------------------------------
+def columns(name: str) -> list[str]:
+    """The columns of dataset ``name``, in schema order."""
+    import hmyframe
 
-_CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-_GEN = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
-
-
-def _polymod(values: list[int]) -> int:
-    chk = 1
-    for v in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ v
-        for i in range(5):
-            chk ^= _GEN[i] if (top >> i) & 1 else 0
-    return chk
+    return list(hmyframe.dataset(name).schema.names)
 
 
-def _hrp_expand(hrp: str) -> list[int]:
-    return [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
+def version(answer: Answer) -> int:
+    """The ``FetchOptions.version`` that asks in an answer's namespace: 1 for ``hmy_``, else 2."""
+    return 1 if answer.namespace == "hmy" else 2
 
 
-def _regroup(data: list[int], src: int, dst: int, pad: bool) -> list[int]:
-    acc = bits = 0
-    out = []
-    for value in data:
-        acc = (acc << src) | value
-        bits += src
-        while bits >= dst:
-            bits -= dst
-            out.append((acc >> bits) & ((1 << dst) - 1))
-    if pad and bits:
-        out.append((acc << (dst - bits)) & ((1 << dst) - 1))
-    elif not pad and (bits >= src or (acc << (dst - bits)) & ((1 << dst) - 1)):
-        raise ValueError("bad padding")
-    return out
+def integer(value: Any) -> Any:
+    """A quantity as the node wrote it (hex text or a JSON number) as an int; None stays None."""
+    if value is None:
+        return None
+    return int(value, 16) if isinstance(value, str) else int(value)
 
 
-def one_to_hex(address: str) -> str:
-    """``one1...`` -> lower-case ``0x`` + 40 hex digits (BIP-173, checksum checked)."""
-    hrp, _, rest = address.lower().rpartition("1")
-    data = [_CHARSET.index(c) for c in rest]
-    if hrp != "one" or _polymod(_hrp_expand(hrp) + data) != 1:
-        raise ValueError(f"not a one1 address: {address!r}")
-    raw = _regroup(data[:-6], 5, 8, False)
-    if len(raw) != 20:
-        raise ValueError(f"not 20 bytes: {address!r}")
-    return "0x" + bytes(raw).hex()
-
-
-def hex_to_one(address: str) -> str:
-    """``0x`` + 40 hex digits (any case) -> ``one1...``."""
-    raw = bytes.fromhex(address[2:] if address[:2].lower() == "0x" else address)
-    if len(raw) != 20:
-        raise ValueError(f"not 20 bytes: {address!r}")
-    data = _regroup(list(raw), 8, 5, True)
-    check = _polymod([*_hrp_expand("one"), *data, 0, 0, 0, 0, 0, 0]) ^ 1
-    data += [(check >> 5 * (5 - i)) & 31 for i in range(6)]
-    return "one1" + "".join(_CHARSET[d] for d in data)
+def addresses(value: Any) -> tuple[Any, Any]:
+    """(one1, 0x) of an address the node wrote in either form ('' or null: none)."""
+    if not value:
+        return None, None
+    if value.startswith("one1"):
+        return value, one_to_hex(value)
+    return hex_to_one(value), value.lower()
 
 
 def exact_float(atto: int, scale: int = 18) -> float:
@@ -253,19 +226,6 @@ def plain(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 # the node
 # ---------------------------------------------------------------------------------------
-
-
-def _number(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value[:2].lower() == "0x":
-        try:
-            return int(value, 16)
-        except ValueError:
-            return None
-    return None
 
 
 def _address(value: Any) -> str | None:
@@ -351,7 +311,7 @@ class ReplayNode(RealNode):
         if self.recorded_head:
             for method in (f"{namespace}_blockNumber", "hmyv2_blockNumber"):
                 for answer in self._by_method.get(method, ()):
-                    number = _number(answer.result) if answer.has_result else None
+                    number = block_param(answer.result) if answer.has_result else None
                     if number is not None:
                         return number
         return self.head
@@ -359,7 +319,7 @@ class ReplayNode(RealNode):
     def _block_ref(self, value: Any, namespace: str = "hmyv2") -> int | None:
         if value == "latest":
             return self.head_number(namespace)
-        return _number(value)
+        return block_param(value)
 
     # -- answering
 
@@ -398,7 +358,7 @@ class ReplayNode(RealNode):
                 return self._recorded(recorded[0])
             return None
         if name == "getBlockByNumber" and namespace in ("hmy", "hmyv2") and params:
-            number = _number(params[0])
+            number = block_param(params[0])
             if number in self.stand_in_blocks and number not in self._blocks:
                 self.stand_ins.append(f"{method} {number}")
                 return "result", {

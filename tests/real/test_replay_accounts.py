@@ -35,13 +35,15 @@ import real_corpus
 from real_corpus import Answer
 from replay_more import (
     ReplayNode,
+    addresses,
     assert_rows,
+    columns,
     exact_float,
     frame_rows,
-    hex_to_one,
-    one_to_hex,
+    integer,
     placed,
     plain,
+    version,
 )
 
 import hmyframe
@@ -51,29 +53,6 @@ from hmyframe.datasets import ConvertContext
 
 #: The block a stand-in head claims for answers recorded at an unknown block.
 STAND_IN_BLOCK = 20
-
-
-def columns(name: str) -> list[str]:
-    return list(hmyframe.dataset(name).schema.names)
-
-
-def version(answer: Answer) -> int:
-    return 1 if answer.namespace == "hmy" else 2
-
-
-def integer(value: Any) -> Any:
-    if value is None:
-        return None
-    return int(value, 16) if isinstance(value, str) else int(value)
-
-
-def addresses(value: Any) -> tuple[Any, Any]:
-    """(one1, 0x) of an address the node wrote in either form ('' or null: none)."""
-    if not value:
-        return None, None
-    if value.startswith("one1"):
-        return value, one_to_hex(value)
-    return hex_to_one(value), value.lower()
 
 
 def meaning(address: Any) -> Any:

@@ -26,13 +26,17 @@ from real_corpus import Answer
 from real_node import collection
 from replay_more import (
     ReplayNode,
+    addresses,
     assert_rows,
+    columns,
     exact_float,
     frame_rows,
     hex_to_one,
+    integer,
     one_to_hex,
     placed,
     staking_block,
+    version,
 )
 
 import hmyframe
@@ -44,29 +48,6 @@ from hmyframe.rpc import watch_heads
 
 #: The head a stand-in claims for answers recorded at "latest" without a head of their own.
 STAND_IN_HEAD = 1_000
-
-
-def columns(name: str) -> list[str]:
-    return list(hmyframe.dataset(name).schema.names)
-
-
-def version(answer: Answer) -> int:
-    return 1 if answer.namespace == "hmy" else 2
-
-
-def integer(value: Any) -> Any:
-    if value is None:
-        return None
-    return int(value, 16) if isinstance(value, str) else int(value)
-
-
-def addresses(value: Any) -> tuple[Any, Any]:
-    """(one1, 0x) of an address the node wrote in either form ('' or null: none)."""
-    if not value:
-        return None, None
-    if value.startswith("one1"):
-        return value, one_to_hex(value)
-    return hex_to_one(value), value.lower()
 
 
 def home(answer: Answer) -> list[Answer]:

@@ -5,8 +5,8 @@ validators), served from its real answers by the replay node (``tests/real_node.
 exported through the public API (``hmyframe.blocks(...)``, ``rpc=<replay URL>``) and through
 the CLI (``hmyframe export ... --out``, Parquet read back with pyarrow), with ``--api 1``,
 ``--api 2`` and the default. Every value of every row is compared with what this file decodes
-from the recorded answers itself, in plain Python (``int(x, 16)``, string slicing, a BIP-173
-bech32 written here): no hmyframe code computes an expected value.
+from the recorded answers itself, in plain Python (``int(x, 16)``, string slicing, the tests'
+own BIP-173 bech32, ``bech32_codec.py``): no hmyframe code computes an expected value.
 
 Then: the hash logs carry depends on the node's receipts cache (the Ethereum-form hash after an
 ``eth_`` call touched the block, else the Harmony hash; see ``real_node``): in every state the
@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from bech32_codec import hex_to_one, one_to_hex
 from real_node import RealNode, collection
 
 import hmyframe
@@ -46,58 +47,16 @@ TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 APIS = [None, 1, 2]
 
 
-# --------------------------------------------------------------------------- bech32 (BIP-173), by hand
-
-_CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-
-
-def _polymod(values: list[int]) -> int:
-    gen = [0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3]
-    chk = 1
-    for v in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ v
-        for i in range(5):
-            chk ^= gen[i] if (top >> i) & 1 else 0
-    return chk
-
-
-def _expand(hrp: str) -> list[int]:
-    return [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
-
-
-def _regroup(data: list[int], frm: int, to: int) -> list[int]:
-    acc, bits, out = 0, 0, []
-    for value in data:
-        acc = (acc << frm) | value
-        bits += frm
-        while bits >= to:
-            bits -= to
-            out.append((acc >> bits) & ((1 << to) - 1))
-    if bits and to == 5:
-        out.append((acc << (to - bits)) & 31)
-    return out
-
-
-def one1_to_hex(address: str) -> str:
-    hrp, data = address[:3], [_CHARSET.index(c) for c in address[4:]]
-    assert _polymod(_expand(hrp) + data) == 1, address
-    return "0x" + bytes(_regroup(data[:-6], 5, 8)).hex()
-
-
-def hex_to_one1(address: str) -> str:
-    data = _regroup(list(bytes.fromhex(address[2:])), 8, 5)
-    check = _polymod([*_expand("one"), *data, 0, 0, 0, 0, 0, 0]) ^ 1
-    return "one1" + "".join(_CHARSET[d] for d in data + [(check >> 5 * (5 - i)) & 31 for i in range(6)])
+# --------------------------------------------------------------------------- the tests' bech32 and the node
 
 
 def test_the_bech32_here_agrees_with_the_node() -> None:
     # pairs the node itself gave: the miner in hmy_ and eth_ form, the sender and receiver
     empty = {a.namespace: a.result for a in ANSWERS if a.name == "getBlockByNumber"}
-    assert one1_to_hex(empty["hmy"]["miner"]) == empty["eth"]["miner"]
-    assert one1_to_hex(V2_RECEIPT["from"]) == ETH_RECEIPT["from"]
-    assert one1_to_hex(V2_RECEIPT["to"]) == ETH_RECEIPT["to"]
-    assert hex_to_one1(ETH_RECEIPT["to"]) == V2_RECEIPT["to"]
+    assert one_to_hex(empty["hmy"]["miner"]) == empty["eth"]["miner"]
+    assert one_to_hex(V2_RECEIPT["from"]) == ETH_RECEIPT["from"]
+    assert one_to_hex(V2_RECEIPT["to"]) == ETH_RECEIPT["to"]
+    assert hex_to_one(ETH_RECEIPT["to"]) == V2_RECEIPT["to"]
 
 
 # --------------------------------------------------------------------------- expected rows
@@ -129,7 +88,7 @@ def expected() -> dict[str, list[dict[str, Any]]]:
             "view_id": b["viewID"],
             "shard_id": 0,
             "miner": b["miner"],
-            "miner_hex": one1_to_hex(b["miner"]),
+            "miner_hex": one_to_hex(b["miner"]),
             "size": b["size"],
             "gas_limit": b["gasLimit"],
             "gas_used": b["gasUsed"],
@@ -183,7 +142,7 @@ def expected() -> dict[str, list[dict[str, Any]]]:
             "shard_id": 0,
             "signer_index": i,
             "signer_address": address,
-            "signer_address_hex": one1_to_hex(address),
+            "signer_address_hex": one_to_hex(address),
             "key_count": counts[address],
         }
         for i, address in enumerate(order)
@@ -234,7 +193,7 @@ def expected() -> dict[str, list[dict[str, Any]]]:
             "eth_hash": ETH,
             "transaction_index": int(log["transactionIndex"], 16),
             "log_index": int(log["logIndex"], 16),
-            "address": hex_to_one1(log["address"]),
+            "address": hex_to_one(log["address"]),
             "address_hex": log["address"],
             **_topics(log["topics"]),
             "topic_count": len(log["topics"]),
@@ -256,9 +215,9 @@ def expected() -> dict[str, list[dict[str, Any]]]:
                     "token_address_hex": row["address_hex"],
                     "operator_address": None,
                     "operator_address_hex": None,
-                    "from_address": hex_to_one1(sender),
+                    "from_address": hex_to_one(sender),
                     "from_address_hex": sender,
-                    "to_address": hex_to_one1(receiver),
+                    "to_address": hex_to_one(receiver),
                     "to_address_hex": receiver,
                     "amount": int(log["data"], 16),
                     "token_id": None,

@@ -31,11 +31,12 @@ from real_node import collection
 from replay_more import (
     ANY,
     ReplayNode,
+    addresses,
     assert_rows,
+    columns,
     exact_float,
     frame_rows,
-    hex_to_one,
-    one_to_hex,
+    integer,
     parquet_rows,
     placed,
     sample_file,
@@ -49,24 +50,6 @@ from hmyframe.datasets import ConvertContext
 from hmyframe.errors import MethodNotFoundError
 
 ZERO_HASH = "0x" + "0" * 64
-
-
-def columns(name: str) -> list[str]:
-    return list(hmyframe.dataset(name).schema.names)
-
-
-def integer(value: Any) -> Any:
-    if value is None:
-        return None
-    return int(value, 16) if isinstance(value, str) else int(value)
-
-
-def addresses(value: Any) -> tuple[Any, Any]:
-    if not value:
-        return None, None
-    if value.startswith("one1"):
-        return value, one_to_hex(value)
-    return hex_to_one(value), value.lower()
 
 
 def scaled(value: Any) -> tuple[Any, Any]:

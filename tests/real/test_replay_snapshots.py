@@ -31,9 +31,11 @@ from replay_more import (
     SKIP,
     ReplayNode,
     assert_rows,
+    columns,
     exact_float,
     frame_rows,
     hex_to_one,
+    integer,
     one_to_hex,
     parquet_rows,
     placed,
@@ -64,10 +66,6 @@ RECORD_METHODS = (
 RECORDS = [a for name in RECORD_METHODS for a in real_corpus.by_name(name) if a.has_result]
 
 
-def columns(name: str) -> list[str]:
-    return list(hmyframe.dataset(name).schema.names)
-
-
 # --------------------------------------------------------------------------- the independent decode
 
 
@@ -92,12 +90,6 @@ def dec_atto(text: Any) -> Any:
 
 def ratio(text: Any) -> Any:
     return None if text is None else float(Decimal(text))
-
-
-def integer(value: Any) -> Any:
-    if value is None:
-        return None
-    return int(value, 16) if isinstance(value, str) else int(value)
 
 
 def addresses(one1: Any) -> tuple[Any, Any]:
