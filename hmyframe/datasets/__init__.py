@@ -87,6 +87,7 @@ __all__ = [
     "parse_int",
     "register",
     "schema_fingerprint",
+    "side_table",
     "to_pandas",
     "traces_context",
     "unregister",
@@ -134,6 +135,27 @@ def get(name: str) -> Dataset:
     from . import _registry
 
     return _registry.get(name)
+
+
+def side_table(name: str) -> Any:
+    """The cache's view (name, schema, fingerprint) of side table ``name``
+    (:attr:`~hmyframe.datasets.sources.Fill.side`: never a dataset, kept in pieces only).
+
+    Raises
+    ------
+    ConfigError
+        If there is no such side table.
+    """
+    from hmyframe.errors import ConfigError, short_repr
+
+    from ._transform import SIDE_TABLES
+
+    try:
+        return SIDE_TABLES[name]
+    except (KeyError, TypeError):
+        raise ConfigError(
+            f"unknown side table {short_repr(name)}; valid names: {', '.join(SIDE_TABLES)}"
+        ) from None
 
 
 def __getattr__(name: str) -> Any:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from hmyframe._bloom import bloom_bits
 from hmyframe.datasets import sources
-from hmyframe.datasets._base import ConvertContext
+from hmyframe.datasets._base import ConvertContext, schema_fingerprint
 from hmyframe.datasets._convert import Where, hash_array
 from hmyframe.datasets._decode import Block, decode_blocks
 from hmyframe.datasets._receiptlogs import decode_logs, decode_receipts
@@ -103,6 +104,37 @@ def blocks(answers: Answers) -> dict[str, pa.Table]:
     return tables
 
 
+@dataclass(frozen=True)
+class SideTable:
+    """What the cache needs of a side table (:attr:`~hmyframe.datasets.sources.Fill.side`): never
+    written as a dataset, but kept in a slow chunk's piece files (:mod:`hmyframe.engine._keep`)
+    beside the tables it is converted with, so a resumed chunk has it for the pieces it holds."""
+
+    name: str
+    schema: pa.Schema
+
+    @property
+    def fingerprint(self) -> str:
+        return schema_fingerprint(self.schema)
+
+
+#: The :data:`~hmyframe.datasets.sources.TX_POSITIONS` side table (see :func:`transaction_positions`).
+TX_POSITIONS_TABLE = SideTable(
+    sources.TX_POSITIONS,
+    pa.schema(
+        [
+            ("block_number", pa.int64()),
+            ("transaction_index", pa.int64()),
+            ("transaction_hash", pa.string()),
+            ("eth_hash", pa.string()),
+        ]
+    ),
+)
+
+#: Every side table by name.
+SIDE_TABLES = {TX_POSITIONS_TABLE.name: TX_POSITIONS_TABLE}
+
+
 def transaction_positions(blocks: Sequence[Block], paths: Sequence[str], numbers: Sequence[int]) -> pa.Table:
     """The :data:`~hmyframe.datasets.sources.TX_POSITIONS` side table of decoded blocks.
 
@@ -150,7 +182,8 @@ def transaction_positions(blocks: Sequence[Block], paths: Sequence[str], numbers
             "transaction_index": pa.array(positions, pa.int64()),
             "transaction_hash": hash_array(hashes, Where("blocks", path(0)), "", required=True),
             "eth_hash": hash_array(eths, Where("blocks", path(1)), ""),
-        }
+        },
+        schema=TX_POSITIONS_TABLE.schema,
     )
 
 

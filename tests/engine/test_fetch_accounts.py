@@ -8,13 +8,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+import aiohttp
 import pandas as pd
 import pytest
+from hostile import Proxy, rpc_result
 
 import hmyframe
 from hmyframe.devnet import Chain, Devnet
 from hmyframe.devnet._gen_staking import LOCK_EPOCHS
-from hmyframe.errors import AddressError, ConfigError, HistoryUnavailableError
+from hmyframe.errors import AddressError, ConfigError, HistoryUnavailableError, NonStandardTokenWarning
 
 CHAIN = {"seed": 3, "blocks": 400, "epoch_length": 20, "validators": 40}
 HEAD = 399
@@ -261,6 +263,46 @@ def test_token_balances_and_holders_agree(net: Devnet, truth: Chain, tmp_path: P
     replayed = hmyframe.holders(token.address, 0, 300, rpc=net, cache=tmp_path)
     assert replayed.attrs["standard"] is True
     assert replayed.attrs["checked"] > 0
+
+
+def test_holders_of_a_token_whose_balance_of_disagrees_are_marked_non_standard(
+    net: Devnet, truth: Chain, tmp_path: Path
+) -> None:
+    """A node whose ``balanceOf`` answers differ from the transfers (as a rebasing token's do:
+    here every holder reads 1 atto more) gets the token marked non-standard, with a warning and
+    each differing holder listed with both figures; the replayed balances are kept as replayed."""
+    token = next(t for t in truth.tokens(0) if t.standard == "hrc20")
+    calls = 0
+
+    async def rebasing(body: object) -> tuple[int, bytes] | None:
+        nonlocal calls
+        if not isinstance(body, dict) or not str(body.get("method", "")).endswith("_call"):
+            return None
+        args = body["params"][0]
+        if str(args.get("to", "")).lower() != token.address or not str(args.get("data", "")).startswith(
+            "0x70a08231"
+        ):
+            return None
+        calls += 1
+        async with aiohttp.ClientSession() as http, http.post(net.url, json=body) as answer:
+            held = int((await answer.json())["result"], 16)
+        return 200, rpc_result(body, "0x" + (held + 1).to_bytes(32, "big").hex())
+
+    proxy = Proxy(net.url, rebasing, split_batches=True)
+    try:
+        with pytest.warns(NonStandardTokenWarning, match="differ from balanceOf at block 300"):
+            df = hmyframe.holders(token.address, 0, 300, rpc=proxy.url, cache=tmp_path)
+    finally:
+        proxy.close()
+    assert calls == df.attrs["checked"] > 0
+    assert df.attrs["standard"] is False
+    mismatches = df.attrs["mismatches"]
+    assert len(mismatches) == df.attrs["checked"]
+    for replayed, read in mismatches.values():
+        assert read == replayed + 1
+    clean = hmyframe.holders(token.address, 0, 300, rpc=net, cache=tmp_path / "clean")
+    assert clean.attrs["standard"] is True
+    assert _ints(df["balance"]) == _ints(clean["balance"])
 
 
 def test_native_transfers_explain_cross_shard_inflows(net: Devnet, truth: Chain, cache: Path) -> None:
