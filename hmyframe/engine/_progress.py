@@ -76,6 +76,8 @@ class Progress:
             )
         if "ipykernel" in sys.modules:
             from tqdm.auto import tqdm
+        elif sys.stderr is None or not sys.stderr.isatty():
+            return cls()  # (tqdm's own rule below, decided without importing it: ~10 ms)
         else:
             from tqdm import tqdm
         bar = tqdm(
