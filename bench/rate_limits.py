@@ -8,7 +8,9 @@ default settings (no flag but the node and the output), over a range of ``--seco
 limit blocks (what a client running exactly at the limit fetches in that time, its first
 second's burst aside). Reported: the wall time of the whole export process, blocks per second,
 and their ratio to the limit (the goal: 0.9 or more everywhere; above 1.0 is the burst the node
-grants at the start).
+grants at the start). Each set of datasets also runs once without a limit over the longest range:
+this machine's own rate, which bounds every limit above it ("× bound": the rate over the lower
+of the two).
 
 The ratio is robust to the machine's load only where the limit binds: at 500 and 1,000 calls/s
 the client's and the devnet's own work (on a shared 2-core machine) may bound the speed first.
@@ -51,7 +53,7 @@ class Run:
 
     @property
     def ratio(self) -> float:
-        return self.rate / self.limit
+        return self.rate / self.limit if self.limit else 1.0
 
 
 def _last_line(text: str) -> str:
@@ -62,7 +64,7 @@ def _last_line(text: str) -> str:
 def one(limit: float, datasets: str, blocks: int, timeout: float, activity: str) -> Run:
     """One export of blocks ``1..blocks`` against a fresh devnet limited to ``limit`` calls/s."""
     args = ("--shards", "1", "--blocks", str(blocks + 10), "--no-validator-rate-limit")
-    args += ("--rpc-rate-limit", f"{limit:g}", "--activity", activity)
+    args += ("--activity", activity) + (("--rpc-rate-limit", f"{limit:g}") if limit else ())
     with devnet_process(*args) as (urls, _), tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "hmyframe", "export", datasets, "--start", "1", "--end", str(blocks)]
         command += ["--rpc", urls[0], "--out", out, "--no-progress"]
@@ -77,16 +79,23 @@ def one(limit: float, datasets: str, blocks: int, timeout: float, activity: str)
     return Run(limit, datasets, blocks, seconds, rc, files, note)
 
 
-def table(runs: list[Run]) -> str:
+def table(runs: list[Run], unlimited: dict[str, float]) -> str:
+    """The runs; ``unlimited``: blocks/s of each dataset set without a limit (this machine's own
+    bound: the client and the devnet share its cores), so ``× bound`` is the rate over the lower
+    of the limit and that."""
     rows = [
-        "| limit (calls/s) | datasets | blocks | seconds | blocks/s | × limit | outcome |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| limit (calls/s) | datasets | blocks | seconds | blocks/s | × limit | × bound | outcome |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in runs:
         outcome = "ok" if r.rc == 0 else f"failed: {r.note}"
+        bound = min(r.limit or float("inf"), unlimited.get(r.datasets, float("inf")))
+        over = f"{r.rate / bound:.2f}" if bound != float("inf") else "–"
         rows.append(
             f"| {r.limit:g} | {r.datasets} | {r.blocks:,} | {r.seconds:.1f} | {r.rate:.1f} | "
-            f"{r.ratio:.2f} | {outcome} |"
+            f"{r.ratio:.2f} | {over} | {outcome} |"
+            if r.limit
+            else f"| off | {r.datasets} | {r.blocks:,} | {r.seconds:.1f} | {r.rate:.1f} | – | – | {outcome} |"
         )
     return "\n".join(rows)
 
@@ -99,6 +108,11 @@ def main() -> int:
     parser.add_argument("--min-blocks", type=int, default=500, help="shortest range (default 500)")
     parser.add_argument("--max-blocks", type=int, default=20000, help="longest range (default 20000)")
     parser.add_argument("--activity", default="devnet", choices=("quiet", "devnet", "busy"))
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the runs without a limit (over the longest range) that give this machine's own bound",
+    )
     parser.add_argument(
         "--timeout", type=float, default=0, help="per export, s (default: 5x the range's time + 60)"
     )
@@ -118,12 +132,26 @@ def main() -> int:
                 + ("" if run.rc == 0 else f" (FAILED: {run.note})"),
                 flush=True,
             )
+    unlimited: dict[str, float] = {}
+    if not args.no_baseline:
+        longest = max((r.blocks for r in runs), default=args.min_blocks)
+        for datasets in sets:
+            run = one(0, datasets, longest, args.timeout or 5 * longest / 100 + 60, args.activity)
+            runs.append(run)
+            unlimited[datasets] = run.rate
+            print(
+                f"no limit, {datasets}, {longest} blocks: {run.seconds:.1f} s, {run.rate:.1f} blocks/s",
+                flush=True,
+            )
     print()
-    print(table(runs))
+    print(table(runs, unlimited))
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nload average after the sweep: {load} ({os.cpu_count()} CPUs); activity {args.activity}")
-    worst = min((r.ratio for r in runs), default=0.0)
+    worst = min((r.ratio for r in runs if r.limit), default=0.0)
     print(f"lowest ratio to the limit: {worst:.2f} (goal: 0.9)")
+    if unlimited:
+        bounded = [r.rate / min(r.limit, unlimited[r.datasets]) for r in runs if r.limit]
+        print(f"lowest ratio to the lower of the limit and this machine's own rate: {min(bounded):.2f}")
     return 0
 
 

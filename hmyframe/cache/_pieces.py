@@ -137,13 +137,18 @@ class Pieces:
         return table, _provenance.from_footer(self.cache.files.read_metadata(path).metadata)
 
     def drop(self, chain_id: str, dataset: str, shard: int, start: int, end: int) -> int:
-        """Remove the pieces of ``dataset`` inside blocks ``start..end``; return how many."""
+        """Remove the pieces of ``dataset`` inside blocks ``start..end``; return how many. Folders
+        left empty go too (a side table's only ever hold pieces)."""
         removed = 0
         for path, first, last in self._listed(chain_id, dataset, shard):
             if start <= first and last <= end:
                 with contextlib.suppress(FileNotFoundError):
                     self.cache.files.unlink(path)
                     removed += 1
+        if removed:
+            folder = self.cache.folder(chain_id, dataset, shard)
+            for empty in (folder, folder.parent):
+                self.cache.files.rmdir(empty)  # only when empty
         return removed
 
     def _listed(self, chain_id: str, dataset: str, shard: int) -> list[tuple[PurePath, int, int]]:

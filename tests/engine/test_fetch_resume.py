@@ -118,6 +118,55 @@ async def test_a_chunk_failing_mid_way_keeps_what_arrived_and_a_rerun_asks_only_
         proxy.close()
 
 
+async def test_logs_alone_keep_their_side_table_in_pieces_and_resume(
+    make_devnet: Any, tmp_path: Path
+) -> None:
+    """Logs alone are resolved through the headers' hash lists (a side table, never a dataset):
+    a failing piece keeps the others' blocks and hash lists as pieces, the rerun asks only the
+    missing blocks, and the files equal a clean export's with no piece or side folder left."""
+    net = make_devnet(shards=1, blocks=300, seed=33, validator_rate_limit=False)
+    failing = True
+
+    async def rewrite(body: Any) -> tuple[int, bytes] | None:
+        call = _calls(body)[0]
+        if failing and call["method"] == "hmyv2_getBlocks" and call["params"][0] == 40:
+            await asyncio.sleep(0.5)  # (the chunk's other pieces arrive meanwhile)
+            return 503, b"the node behind the proxy is gone"
+        return None
+
+    proxy = Proxy(net.url, rewrite, split_batches=True)
+    try:
+        options = FetchOptions(
+            chunk_size=200, blocks_per_request=20, retry=RetryPolicy(attempts=2, backoff_base=0, jitter=False)
+        )
+        out = tmp_path / "out"
+        with pytest.raises(HmyframeError, match="503"):
+            await hmyframe.aio.export(["logs"], 0, 199, rpc=proxy.url, out=out, options=options)
+        chain = chain_id_from_hash(net.chain.genesis_hash(0))
+        assert list(out.rglob("*.parquet")) == []
+        kept = _pieces(out, chain, "blocks")
+        assert kept == [(a, a + 19) for a in range(0, 200, 20) if a != 40]
+        assert _pieces(out, chain, "_transaction_positions") == kept
+
+        failing = False
+        proxy.requests.clear()
+        await hmyframe.aio.export(["logs"], 0, 199, rpc=proxy.url, out=out, options=options)
+        assert _asked(proxy) == [(40, 59)]
+        assert not (out / chain / "_transaction_positions").exists()
+        assert not [p for p in out.rglob("*") if p.name.endswith(".piece")]
+        clean = tmp_path / "clean"
+        await hmyframe.aio.export(["logs"], 0, 199, rpc=net, out=clean, options=options)
+        files = sorted(p.relative_to(out) for p in out.rglob("*.parquet"))
+        assert files == sorted(p.relative_to(clean) for p in clean.rglob("*.parquet"))
+        for rel in files:
+            assert _body(out / rel) == _body(clean / rel), rel
+        logs = hmyframe.read("logs", out)
+        assert len(logs) > 0
+        pd.testing.assert_frame_equal(logs, hmyframe.read("logs", clean), check_exact=True)
+    finally:
+        proxy.close()
+
+
 def test_a_killed_export_under_a_rate_limit_resumes_with_only_the_missing_blocks(tmp_path: Path) -> None:
     """A 300-block chunk at 40 calls/s takes ~7 s; the export is killed once some of its pieces
     were kept (here from the chunk's first second on), then run again: it asks only the blocks
