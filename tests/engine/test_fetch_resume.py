@@ -80,24 +80,36 @@ def _same_as_a_clean_export(out: Path, clean: Path) -> None:
     assert not [p for p in out.rglob("*") if p.name.endswith(".piece")]  # taken in, removed
 
 
-async def test_a_chunk_failing_mid_way_keeps_what_arrived_and_a_rerun_asks_only_the_rest(
-    make_devnet: Any, tmp_path: Path
-) -> None:
-    net = make_devnet(shards=1, blocks=300, seed=31, validator_rate_limit=False)
-    failing = True
+class _FailingPiece:
+    """A proxy in front of ``url`` answering the ``getBlocks`` starting at ``start`` with a 503
+    (after the chunk's other pieces have arrived) while :attr:`failing` is set."""
 
-    async def rewrite(body: Any) -> tuple[int, bytes] | None:
+    def __init__(self, url: str, start: int) -> None:
+        self.start = start
+        self.failing = True
+        self.proxy = Proxy(url, self._rewrite, split_batches=True)
+
+    async def _rewrite(self, body: Any) -> tuple[int, bytes] | None:
         call = _calls(body)[0]
-        if failing and call["method"] == "hmyv2_getBlocks" and call["params"][0] == 100:
+        if self.failing and call["method"] == "hmyv2_getBlocks" and call["params"][0] == self.start:
             await asyncio.sleep(0.5)  # (the chunk's other pieces arrive meanwhile)
             return 503, b"the node behind the proxy is gone"
         return None
 
-    proxy = Proxy(net.url, rewrite, split_batches=True)
+
+#: 200-block chunks asked 20 blocks a request, a failing request tried twice without waiting.
+PIECES = FetchOptions(
+    chunk_size=200, blocks_per_request=20, retry=RetryPolicy(attempts=2, backoff_base=0, jitter=False)
+)
+
+
+async def test_a_chunk_failing_mid_way_keeps_what_arrived_and_a_rerun_asks_only_the_rest(
+    make_devnet: Any, tmp_path: Path
+) -> None:
+    net = make_devnet(shards=1, blocks=300, seed=31, validator_rate_limit=False)
+    failing = _FailingPiece(net.url, 100)
+    proxy, options = failing.proxy, PIECES
     try:
-        options = FetchOptions(
-            chunk_size=200, blocks_per_request=20, retry=RetryPolicy(attempts=2, backoff_base=0, jitter=False)
-        )
         out = tmp_path / "out"
         with pytest.raises(HmyframeError, match="503"):
             await hmyframe.aio.export(list(SIBLINGS[:2]), 0, 199, rpc=proxy.url, out=out, options=options)
@@ -107,7 +119,7 @@ async def test_a_chunk_failing_mid_way_keeps_what_arrived_and_a_rerun_asks_only_
         assert kept == [(a, a + 19) for a in range(0, 200, 20) if a != 100]
         assert all(_pieces(out, chain, name) == kept for name in SIBLINGS)
 
-        failing = False
+        failing.failing = False
         proxy.requests.clear()
         await hmyframe.aio.export(list(SIBLINGS[:2]), 0, 199, rpc=proxy.url, out=out, options=options)
         assert _asked(proxy) == [(100, 119)]  # the piece that had not arrived, and nothing else
@@ -125,20 +137,9 @@ async def test_logs_alone_keep_their_side_table_in_pieces_and_resume(
     a failing piece keeps the others' blocks and hash lists as pieces, the rerun asks only the
     missing blocks, and the files equal a clean export's with no piece or side folder left."""
     net = make_devnet(shards=1, blocks=300, seed=33, validator_rate_limit=False)
-    failing = True
-
-    async def rewrite(body: Any) -> tuple[int, bytes] | None:
-        call = _calls(body)[0]
-        if failing and call["method"] == "hmyv2_getBlocks" and call["params"][0] == 40:
-            await asyncio.sleep(0.5)  # (the chunk's other pieces arrive meanwhile)
-            return 503, b"the node behind the proxy is gone"
-        return None
-
-    proxy = Proxy(net.url, rewrite, split_batches=True)
+    failing = _FailingPiece(net.url, 40)
+    proxy, options = failing.proxy, PIECES
     try:
-        options = FetchOptions(
-            chunk_size=200, blocks_per_request=20, retry=RetryPolicy(attempts=2, backoff_base=0, jitter=False)
-        )
         out = tmp_path / "out"
         with pytest.raises(HmyframeError, match="503"):
             await hmyframe.aio.export(["logs"], 0, 199, rpc=proxy.url, out=out, options=options)
@@ -148,7 +149,7 @@ async def test_logs_alone_keep_their_side_table_in_pieces_and_resume(
         assert kept == [(a, a + 19) for a in range(0, 200, 20) if a != 40]
         assert _pieces(out, chain, "_transaction_positions") == kept
 
-        failing = False
+        failing.failing = False
         proxy.requests.clear()
         await hmyframe.aio.export(["logs"], 0, 199, rpc=proxy.url, out=out, options=options)
         assert _asked(proxy) == [(40, 59)]
