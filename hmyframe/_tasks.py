@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["gather_or_raise"]
+__all__ = ["cancel_and_wait", "gather_or_raise"]
 
 T = TypeVar("T")
 
@@ -29,7 +29,14 @@ async def gather_or_raise(awaitables: Iterable[Awaitable[T]]) -> list[T]:
                 raise exc
         return [task.result() for task in tasks]
     finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(tasks)
+
+
+async def cancel_and_wait(futures: Iterable[asyncio.Future[Any]]) -> None:
+    """Cancel those of ``futures`` not done yet and wait for all of them, their errors retrieved
+    and dropped (work no longer wanted: nobody reads its result)."""
+    futures = list(futures)
+    for future in futures:
+        if not future.done():
+            future.cancel()
+    await asyncio.gather(*futures, return_exceptions=True)

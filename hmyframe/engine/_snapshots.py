@@ -26,13 +26,13 @@ and cached together.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from hmyframe import datasets as ds
+from hmyframe._tasks import cancel_and_wait
 from hmyframe.datasets.sources import SNAPSHOT_DATASETS
 from hmyframe.engine._origin import of_session
 from hmyframe.engine._session import Session, block_arg
@@ -167,11 +167,7 @@ async def fetch_snapshot(
         snapshot_epoch = await epoch
         source = await origin if origin is not None else None
     finally:
-        for aside in asides:
-            if not aside.done():
-                aside.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await aside
+        await cancel_and_wait(asides)
     ctx = ds.ConvertContext(shard_id=0, snapshot_block=block, snapshot_epoch=snapshot_epoch)
     source = source.now() if source is not None else None  # the pages are in
     decoded = ds.decode_validators(payloads)
@@ -252,10 +248,5 @@ async def _pages(session: Session, block: int, progress: Callable[[int], None] |
                 "getAllValidatorInformationByBlockNumber", "page", _MAX_PAGES, "an empty page eventually"
             )
     finally:
-        futures: list[asyncio.Future[Any]] = [count, *asked.values()]
-        for future in futures:
-            if not future.done():
-                future.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await future
+        await cancel_and_wait([count, *asked.values()])
     return payloads
