@@ -68,6 +68,7 @@ __all__ = [
     "head_offset",
     "kind_of",
     "register_source",
+    "side_tables",
     "source_of",
     "spans",
     "unregister_source",
@@ -668,6 +669,12 @@ def kind_of(name: str) -> FetchKind:
         return "lookup"
     known = [*RANGE_DATASETS, *SNAPSHOT_DATASETS, *LOOKUP_DATASETS]
     raise ConfigError(f"unknown dataset {short_repr(name)}; valid names: {', '.join(known)}")
+
+
+def side_tables() -> frozenset[str]:
+    """The side tables (:attr:`Fill.side`) of the registered range sources: built in a chunk,
+    never a dataset (:data:`TX_POSITIONS`)."""
+    return frozenset(name for src in _SOURCES.values() for name, fill in src.fills.items() if fill.side)
 
 
 def source_of(name: str) -> RangeSource:

@@ -66,12 +66,10 @@ def _blocks_of(start: object, end: object) -> tuple[int, int] | None:
 
 def _missing_everywhere(session: Session, names: Sequence[str], shard: int, first: int, last: int) -> bool:
     """Whether no chain folder of the cache holds any of blocks ``first..last`` of ``names``, in
-    its files or in pieces kept of them (:mod:`hmyframe.engine._keep`). Side tables (never
-    cached, :attr:`~hmyframe.datasets.sources.Fill.side`) are not looked for."""
+    its files or in pieces kept of them (:mod:`hmyframe.engine._keep`)."""
     cache = session.cache
     if cache is None:
         return True
-    names = [name for name in names if not sources.fill_of(name).side]
     return not any(
         cache.missing(chain, get_dataset(name), shard, first, last) != [(first, last)]
         or cache.pieces.any_inside(chain, name, shard, first, last)

@@ -63,8 +63,9 @@ SMALL_PIECE = 1 << 20
 def get_dataset(name: str) -> Any:
     """Dataset ``name``, or the side table of that name (its pieces are kept like a dataset's)."""
     from hmyframe import datasets as ds
+    from hmyframe.datasets.sources import side_tables
 
-    return ds.side_table(name) if name.startswith("_") else ds.get(name)
+    return ds.side_table(name) if name in side_tables() else ds.get(name)
 
 
 def _transform(path: str) -> Callable[[Answers], Mapping[str, pa.Table]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow.dataset as pads
+import pytest
 from cache_helpers import CHAIN, DS, rows
 
 from hmyframe.cache import Cache, piece_name
@@ -84,3 +85,27 @@ def test_pieces_are_dropped_by_range_and_cleared_with_the_cache(tmp_path: Path) 
     assert cache.remove_orphans() == 1
     assert cache.clear() == 2
     assert not tmp_path.joinpath(CHAIN).exists()
+
+
+def test_every_side_table_has_a_cache_view_its_builder_matches(tmp_path: Path) -> None:
+    """Each side table the range sources declare can be kept in pieces: datasets.side_table gives
+    its name and schema, and a piece of the table its builder makes is written and read back."""
+    from hmyframe import datasets
+    from hmyframe.datasets import sources
+    from hmyframe.datasets._transform import transaction_positions
+    from hmyframe.errors import ConfigError
+
+    assert {sources.TX_POSITIONS} == sources.side_tables()
+    view = datasets.side_table(sources.TX_POSITIONS)
+    assert view.name == sources.TX_POSITIONS
+    built = transaction_positions([], [], [])
+    assert built.schema == view.schema
+    cache = Cache(tmp_path)
+    cache.pieces.write(CHAIN, view, 0, 0, 9, built)
+    [(first, last, path)] = cache.pieces.held(CHAIN, view, 0, 0, 99)
+    assert (first, last) == (0, 9)
+    assert cache.pieces.read(view, path)[0].equals(built)
+    assert cache.pieces.drop(CHAIN, view.name, 0, 0, 99) == 1
+    assert not (tmp_path / CHAIN / view.name).exists()  # the side table's folder goes with its last piece
+    with pytest.raises(ConfigError, match="unknown side table 'blocks'"):
+        datasets.side_table("blocks")
