@@ -79,6 +79,14 @@ def one(limit: float, datasets: str, blocks: int, timeout: float, activity: str)
     return Run(limit, datasets, blocks, seconds, rc, files, note)
 
 
+def over_bound(run: Run, unlimited: dict[str, float]) -> float | None:
+    """``run``'s rate over the lower of its limit and its datasets' unlimited rate (``None``
+    for a run without a limit, or without a baseline to compare with)."""
+    if not run.limit:
+        return None
+    return run.rate / min(run.limit, unlimited.get(run.datasets, run.limit))
+
+
 def table(runs: list[Run], unlimited: dict[str, float]) -> str:
     """The runs; ``unlimited``: blocks/s of each dataset set without a limit (this machine's own
     bound: the client and the devnet share its cores), so ``× bound`` is the rate over the lower
@@ -89,13 +97,11 @@ def table(runs: list[Run], unlimited: dict[str, float]) -> str:
     ]
     for r in runs:
         outcome = "ok" if r.rc == 0 else f"failed: {r.note}"
-        bound = min(r.limit or float("inf"), unlimited.get(r.datasets, float("inf")))
-        over = f"{r.rate / bound:.2f}" if bound != float("inf") else "–"
+        over = over_bound(r, unlimited)
+        limit, ratio = (f"{r.limit:g}", f"{r.ratio:.2f}") if r.limit else ("off", "–")
         rows.append(
-            f"| {r.limit:g} | {r.datasets} | {r.blocks:,} | {r.seconds:.1f} | {r.rate:.1f} | "
-            f"{r.ratio:.2f} | {over} | {outcome} |"
-            if r.limit
-            else f"| off | {r.datasets} | {r.blocks:,} | {r.seconds:.1f} | {r.rate:.1f} | – | – | {outcome} |"
+            f"| {limit} | {r.datasets} | {r.blocks:,} | {r.seconds:.1f} | {r.rate:.1f} | {ratio} | "
+            f"{'–' if over is None else f'{over:.2f}'} | {outcome} |"
         )
     return "\n".join(rows)
 
@@ -150,7 +156,7 @@ def main() -> int:
     worst = min((r.ratio for r in runs if r.limit), default=0.0)
     print(f"lowest ratio to the limit: {worst:.2f} (goal: 0.9)")
     if unlimited:
-        bounded = [r.rate / min(r.limit, unlimited[r.datasets]) for r in runs if r.limit]
+        bounded = [over for r in runs if (over := over_bound(r, unlimited)) is not None]
         print(f"lowest ratio to the lower of the limit and this machine's own rate: {min(bounded):.2f}")
     return 0
 
